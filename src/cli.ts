@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { TOKENS_USAGE, tokensCommand, UsageError } from './commands/tokens.js';
+import { ConfigError, loadConfig } from './config.js';
+import { connectDatabase } from './db/client.js';
+import { runMigrations } from './db/migrate.js';
+import { createLogger } from './logger.js';
+import { runApi } from './processes/api-process.js';
+import { onShutdownSignals } from './processes/signals.js';
+import { Supervisor } from './processes/supervisor.js';
+import { runWorker } from './processes/worker-process.js';
+import { checkRedis } from './redis.js';
+import { UnreachableServiceError } from './unreachable.js';
+
+const USAGE = `usage: pkgscope <command>
+
+commands:
+  start      migrate, then run one API and one worker process (restarted if they crash)
+  api        serve the HTTP API
+  worker     process queued jobs
+  migrate    create the database if missing and apply migrations
+  tokens     create, list or revoke API tokens (pkgscope tokens --help)
+
+Configuration comes from the environment; see README.md.`;
+
+/** Exit codes: 0 ok, 1 failure, 2 usage or configuration error. */
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'api': {
+      await runApi(config, createLogger(config.logLevel, undefined, { role: 'api' }));
+      return -1;
+    }
+    case 'worker': {
+      await runWorker(config, createLogger(config.logLevel, undefined, { role: 'worker' }));
+      return -1;
+    }
+    case 'start': {
+      const logger = createLogger(config.logLevel, undefined, { role: 'supervisor' });
+      parseArgs({ args: [...rest], options: {}, strict: true });
+      await checkRedis(config.redisUrl);
+      const { applied } = await runMigrations(config.databaseUrl);
+      logger.info({ applied }, 'migrations current');
+      const supervisor = new Supervisor({
+        script: fileURLToPath(import.meta.url),
+        children: [
+          { name: 'api', args: ['api'] },
+          { name: 'worker', args: ['worker'] },
+        ],
+        logger,
+        graceMs: config.shutdownGraceMs + 5_000,
+      });
+      supervisor.start();
+      onShutdownSignals(
+        async (signal) => {
+          logger.info({ signal }, 'stopping');
+          await supervisor.stop('SIGTERM');
+        },
+        (code) => {
+          if (code !== 0) supervisor.kill();
+          process.exit(code);
+        },
+      );
+      return -1;
+    }
+    case 'migrate': {
+      const { applied } = await runMigrations(config.databaseUrl);
+      process.stderr.write(`migrations applied: ${applied}\n`);
+      return 0;
+    }
+    case 'tokens': {
+      if (rest[0] === undefined || rest[0] === '--help') throw new UsageError(TOKENS_USAGE);
+      await runMigrations(config.databaseUrl);
+      const database = connectDatabase(config.databaseUrl, { max: 2, applicationName: 'pkgscope-cli' });
+      try {
+        return await tokensCommand(database.db, rest, {
+          out: (line) => process.stdout.write(`${line}\n`),
+          err: (line) => process.stderr.write(`${line}\n`),
+        });
+      } finally {
+        await database.close();
+      }
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // -1: a long-running process that exits from its signal handler.
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`pkgscope: ${error.message}\n`);
+      process.exit(2);
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`pkgscope: ${error.message || 'see `pkgscope --help`'}\n`);
+      process.exit(2);
+    }
+    if (error instanceof UnreachableServiceError) {
+      process.stderr.write(`pkgscope: ${error.message}\n`);
+      process.exit(1);
+    }
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_') && error instanceof Error) {
+      process.stderr.write(`pkgscope: ${error.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`pkgscope: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import { parseCapabilities } from '../accounts/capabilities.js';
+import { createToken, ensureAccount, listTokens, revokeToken } from '../accounts/tokens.js';
+import type { Database } from '../db/client.js';
+
+export interface CommandIo {
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+}
+
+export const TOKENS_USAGE = `usage:
+  pkgscope tokens create --account NAME [--capabilities list,read,sbom] [--label TEXT] [--terms accepted|pending]
+  pkgscope tokens list [--account NAME] [--json]
+  pkgscope tokens revoke ID|PREFIX`;
+
+export class UsageError extends Error {}
+
+/** `pkgscope tokens …`; returns the process exit code. */
+export async function tokensCommand(db: Database, argv: readonly string[], io: CommandIo): Promise<number> {
+  const [action, ...rest] = argv;
+  switch (action) {
+    case 'create': {
+      const { values } = parseArgs({
+        args: [...rest],
+        options: {
+          account: { type: 'string' },
+          capabilities: { type: 'string' },
+          label: { type: 'string' },
+          terms: { type: 'string' },
+        },
+        strict: true,
+      });
+      if (values.account === undefined || values.account.trim() === '') throw new UsageError('--account is required');
+      if (values.terms !== undefined && values.terms !== 'accepted' && values.terms !== 'pending') {
+        throw new UsageError('--terms must be accepted or pending');
+      }
+      const accountId = await ensureAccount(db, values.account.trim(), {
+        ...(values.capabilities === undefined ? {} : { capabilities: parseCapabilities(values.capabilities) }),
+        ...(values.terms === undefined ? {} : { termsAccepted: values.terms === 'accepted' }),
+      });
+      const created = await createToken(db, accountId, values.label === undefined ? {} : { label: values.label });
+      io.err(`token ${created.id} created for account "${values.account.trim()}"; it is shown once:`);
+      io.out(created.token);
+      return 0;
+    }
+    case 'list': {
+      const { values } = parseArgs({
+        args: [...rest],
+        options: { account: { type: 'string' }, json: { type: 'boolean', default: false } },
+        strict: true,
+      });
+      const tokens = await listTokens(db, values.account);
+      if (values.json) {
+        io.out(JSON.stringify(tokens, null, 2));
+        return 0;
+      }
+      io.out(['ID', 'ACCOUNT', 'PREFIX', 'CAPABILITIES', 'CREATED', 'LAST USED', 'REVOKED', 'LABEL'].join('\t'));
+      for (const t of tokens) {
+        io.out(
+          [
+            t.id,
+            t.account,
+            t.prefix,
+            t.capabilities.join(','),
+            t.createdAt.toISOString(),
+            t.lastUsedAt?.toISOString() ?? '-',
+            t.revokedAt?.toISOString() ?? '-',
+            t.label ?? '',
+          ].join('\t'),
+        );
+      }
+      return 0;
+    }
+    case 'revoke': {
+      const target = rest[0];
+      if (target === undefined || rest.length !== 1) throw new UsageError('revoke takes one token id or prefix');
+      const count = await revokeToken(db, target);
+      if (count === 0) {
+        io.err(`no active token matches ${target}`);
+        return 1;
+      }
+      io.err(`revoked ${target}`);
+      return 0;
+    }
+    default:
+      throw new UsageError(TOKENS_USAGE);
+  }
+}

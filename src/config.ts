@@ -1,0 +1,247 @@
+/**
+ * Configuration: the environment, parsed once into a typed, frozen object.
+ * Start-up fails with one ConfigError that lists every invalid variable.
+ */
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const GIT_HOST_KINDS = ['github', 'gitlab', 'bitbucket'] as const;
+export type GitHostKind = (typeof GIT_HOST_KINDS)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  /** Prefix of every Redis key and channel this deployment uses (BullMQ queues included). */
+  readonly redisPrefix: string;
+  readonly authBootstrapToken: string | null;
+  readonly termsUrl: string | null;
+  readonly termsAcceptanceUrl: string | null;
+  readonly jobTtlSeconds: number;
+  readonly jobMaxAttempts: number;
+  readonly cursorSecret: string | null;
+  readonly workerConcurrency: number;
+  readonly shutdownGraceMs: number;
+  readonly logLevel: LogLevel;
+  /** BullMQ lock of an active job; a crashed worker's job is taken over after about this long. */
+  readonly jobLockMs: number;
+  readonly reconcileIntervalMs: number;
+  /** An unfinished job untouched this long with no live queue entry is enqueued again. */
+  readonly reconcileGraceMs: number;
+  readonly expiryIntervalMs: number;
+  readonly sseHeartbeatMs: number;
+  readonly sbomSyncTimeoutMs: number;
+  readonly sbomMaxOutputBytes: number;
+  readonly resolutionTimeoutMs: number;
+  /** Minimum spacing of progress writes of one job (phase changes are written at once). */
+  readonly progressIntervalMs: number;
+  /** Test hook: workers hold every job when it enters this phase, until they are killed. */
+  readonly testHoldPhase: 'resolving' | 'enriching' | 'rendering' | null;
+  readonly gitHosts: Readonly<Record<GitHostKind, string>>;
+  readonly siteAllowPrivateAddresses: boolean;
+}
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const DEFAULT_GIT_HOSTS: Record<GitHostKind, string> = {
+  github: 'https://github.com',
+  gitlab: 'https://gitlab.com',
+  bitbucket: 'https://bitbucket.org',
+};
+
+/** Reads variables one by one, collecting every problem instead of stopping at the first. */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  /** An unset or empty variable counts as absent (compose files often write `VAR=`). */
+  private raw(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  private fail(name: string, expected: string, got: string): void {
+    this.problems.push(`${name}: expected ${expected}, got ${JSON.stringify(got)}`);
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const n = /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      this.fail(name, `an integer from ${min} to ${max}`, value);
+      return fallback;
+    }
+    return n;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    this.fail(name, 'true or false', value);
+    return fallback;
+  }
+
+  string(name: string, fallback: string, pattern?: RegExp, expected?: string): string {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (pattern && !pattern.test(value)) {
+      this.fail(name, expected ?? `a value matching ${pattern.source}`, value);
+      return fallback;
+    }
+    return value;
+  }
+
+  optionalString(name: string, pattern: RegExp, expected: string): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    if (!pattern.test(value)) {
+      this.fail(name, expected, redactSecret(value));
+      return null;
+    }
+    return value;
+  }
+
+  url(name: string, fallback: string, protocols: readonly string[]): string {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!isUrl(value, protocols)) {
+      this.fail(name, `a ${protocols.join(' or ')} URL`, redactUrl(value));
+      return fallback;
+    }
+    return value;
+  }
+
+  optionalUrl(name: string, protocols: readonly string[]): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    if (!isUrl(value, protocols)) {
+      this.fail(name, `a ${protocols.join(' or ')} URL`, value);
+      return null;
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, values: readonly T[]): T {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    const found = values.find((v) => v === value);
+    if (found === undefined) {
+      this.fail(name, `one of ${values.join(', ')}`, value);
+      return fallback;
+    }
+    return found;
+  }
+
+  optionalOneOf<T extends string>(name: string, values: readonly T[]): T | null {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return null;
+    const found = values.find((v) => v === value);
+    if (found === undefined) this.fail(name, `one of ${values.join(', ')}`, value);
+    return found ?? null;
+  }
+
+  gitHosts(name: string): Record<GitHostKind, string> {
+    const value = this.raw(name);
+    if (value === undefined) return { ...DEFAULT_GIT_HOSTS };
+    const expected = `a JSON object mapping ${GIT_HOST_KINDS.join('/')} to http(s) or file URLs`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      this.fail(name, expected, value);
+      return { ...DEFAULT_GIT_HOSTS };
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      this.fail(name, expected, value);
+      return { ...DEFAULT_GIT_HOSTS };
+    }
+    const hosts = { ...DEFAULT_GIT_HOSTS };
+    for (const [kind, base] of Object.entries(parsed)) {
+      const known = GIT_HOST_KINDS.find((k) => k === kind);
+      if (known === undefined || typeof base !== 'string' || !isUrl(base, ['http:', 'https:', 'file:'])) {
+        this.fail(name, expected, value);
+        return { ...DEFAULT_GIT_HOSTS };
+      }
+      hosts[known] = base.replace(/\/+$/, '');
+    }
+    return hosts;
+  }
+}
+
+function isUrl(value: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** A URL without its password, for messages and logs. */
+export function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return '<unparseable URL>';
+  }
+}
+
+function redactSecret(value: string): string {
+  return value.length <= 4 ? '***' : `${value.slice(0, 2)}***`;
+}
+
+/** RFC 6750 b64token: what a bearer token may contain. */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+export function loadConfig(env: Env = process.env): Config {
+  const r = new EnvReader(env);
+  const config: Config = {
+    port: r.integer('PORT', 8080, 0, 65535),
+    host: r.string('HOST', '127.0.0.1'),
+    databaseUrl: r.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/pkgscope', ['postgres:', 'postgresql:']),
+    redisUrl: r.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisPrefix: r.string('REDIS_PREFIX', 'pkgscope', /^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, _ . : - (at most 64)'),
+    authBootstrapToken: r.optionalString(
+      'AUTH_BOOTSTRAP_TOKEN',
+      BEARER_TOKEN,
+      'a bearer token (letters, digits and -._~+/ with trailing =)',
+    ),
+    termsUrl: r.optionalUrl('TERMS_URL', ['http:', 'https:']),
+    termsAcceptanceUrl: r.optionalUrl('TERMS_ACCEPTANCE_URL', ['http:', 'https:']),
+    jobTtlSeconds: r.integer('JOB_TTL_SECONDS', 86_400, 60, 31_536_000),
+    jobMaxAttempts: r.integer('JOB_MAX_ATTEMPTS', 3, 1, 20),
+    cursorSecret: r.optionalString('CURSOR_SECRET', /^.{32,}$/, 'at least 32 characters'),
+    workerConcurrency: r.integer('WORKER_CONCURRENCY', 4, 1, 256),
+    shutdownGraceMs: r.integer('SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
+    logLevel: r.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    jobLockMs: r.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
+    reconcileIntervalMs: r.integer('RECONCILE_INTERVAL_MS', 30_000, 100, 3_600_000),
+    reconcileGraceMs: r.integer('RECONCILE_GRACE_MS', 60_000, 0, 86_400_000),
+    expiryIntervalMs: r.integer('EXPIRY_INTERVAL_MS', 60_000, 100, 86_400_000),
+    sseHeartbeatMs: r.integer('SSE_HEARTBEAT_MS', 15_000, 100, 300_000),
+    sbomSyncTimeoutMs: r.integer('SBOM_SYNC_TIMEOUT_MS', 60_000, 100, 600_000),
+    sbomMaxOutputBytes: r.integer('SBOM_MAX_OUTPUT_BYTES', 16_777_216, 1_024, 16_777_216),
+    resolutionTimeoutMs: r.integer('RESOLUTION_TIMEOUT_MS', 60_000, 100, 600_000),
+    progressIntervalMs: r.integer('PROGRESS_INTERVAL_MS', 250, 0, 60_000),
+    testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering'] as const),
+    gitHosts: r.gitHosts('GIT_HOSTS'),
+    siteAllowPrivateAddresses: r.boolean('SITE_ALLOW_PRIVATE_ADDRESSES', false),
+  };
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return Object.freeze({ ...config, gitHosts: Object.freeze(config.gitHosts) });
+}

@@ -1,0 +1,3 @@
+export * from './accounts.js';
+export * from './settings.js';
+export * from './jobs.js';

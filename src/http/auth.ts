@@ -1,0 +1,72 @@
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { recordSessionRequest } from '../accounts/sessions.js';
+import { findPrincipal, type TokenUsageRecorder } from '../accounts/tokens.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import { ProblemError } from './problems.js';
+
+export interface AuthDeps {
+  readonly db: Database;
+  readonly config: Pick<Config, 'termsUrl' | 'termsAcceptanceUrl'>;
+  readonly tokenUsage: TokenUsageRecorder;
+}
+
+const REALM = 'Bearer realm="pkgscope"';
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+type BearerCredential = { readonly kind: 'none' } | { readonly kind: 'token'; readonly token: string | null };
+
+/** `none` when no bearer credential was offered; a token of null when one was offered but malformed. */
+export function readBearer(header: string | undefined): BearerCredential {
+  if (header === undefined) return { kind: 'none' };
+  const match = /^\s*(\S+)(?:\s+(.*))?$/.exec(header);
+  if (!match || match[1]?.toLowerCase() !== 'bearer') return { kind: 'none' };
+  const token = (match[2] ?? '').trim();
+  return { kind: 'token', token: B64TOKEN.test(token) ? token : null };
+}
+
+function unauthenticated(tokenSent: boolean): ProblemError {
+  return new ProblemError(
+    'AUTHENTICATION_REQUIRED',
+    tokenSent ? 'The bearer token is not valid.' : 'This operation requires an Authorization: Bearer token.',
+    { headers: { 'www-authenticate': tokenSent ? `${REALM}, error="invalid_token"` : REALM } },
+  );
+}
+
+/**
+ * Authenticates every request of the scope it is added to: bearer token, then the session
+ * header, then the route's capability and the terms. A valid session id is recorded.
+ */
+export function authenticate(deps: AuthDeps): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    const credential = readBearer(request.headers.authorization);
+    if (credential.kind === 'none') throw unauthenticated(false);
+    const principal = credential.token === null ? null : await findPrincipal(deps.db, credential.token);
+    if (!principal) throw unauthenticated(true);
+    request.principal = principal;
+
+    if (!request.sessionHeaderValid) {
+      throw new ProblemError(
+        'INVALID_SESSION_ID',
+        'X-Service-Session-ID must be sent at most once and match ^[A-Za-z0-9_-]{1,64}$.',
+      );
+    }
+    const { sessionId = null, clientName = null, clientVersion = null, agent = null } = request.attribution ?? {};
+    await Promise.all([
+      sessionId === null
+        ? undefined
+        : recordSessionRequest(deps.db, principal.accountId, sessionId, { clientName, clientVersion, agent }),
+      deps.tokenUsage.record(principal.tokenId),
+    ]);
+
+    const capability = request.routeOptions.config.capability;
+    if (capability !== undefined && !principal.capabilities.includes(capability)) {
+      throw new ProblemError('FORBIDDEN', `This account does not have the "${capability}" capability.`);
+    }
+    if (deps.config.termsUrl !== null && !principal.termsAccepted) {
+      const extras: Record<string, string> = { terms_url: deps.config.termsUrl };
+      if (deps.config.termsAcceptanceUrl !== null) extras['acceptance_url'] = deps.config.termsAcceptanceUrl;
+      throw new ProblemError('FORBIDDEN', 'This account has not accepted the terms of service.', { extras });
+    }
+  };
+}

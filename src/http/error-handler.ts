@@ -1,0 +1,71 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError, sendProblem } from './problems.js';
+import { describeValidationError } from './validation.js';
+
+/** Fixed detail of every unexpected failure: internals stay in the log under the request id. */
+export const INTERNAL_DETAIL = 'The request could not be completed because of an internal error.';
+
+function bodyLimitDetail(request: FastifyRequest): string {
+  const limit = request.routeOptions.bodyLimit;
+  return `The request body exceeds this operation's limit of ${limit} bytes.`;
+}
+
+/** What the framework reports about a request it could not read, as a client-safe 400. */
+function frameworkDetail(error: FastifyError, request: FastifyRequest): string | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return bodyLimitDetail(request);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return `Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')} is not accepted by this operation.`;
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The request body is empty; a JSON object is required.';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'The request body is not valid JSON.';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'Content-Length does not match the size of the request body.';
+    case 'FST_ERR_BAD_URL':
+      return 'The request URL is malformed.';
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return 'The multipart body has too many parts.';
+    default:
+      return null;
+  }
+}
+
+/** Maps anything thrown during a request to a problem; unexpected errors become a bare 500. */
+export function toProblem(error: unknown, request: FastifyRequest): ProblemError | null {
+  if (error instanceof ProblemError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  const first = fastifyError.validation?.[0];
+  if (first !== undefined) {
+    const part = fastifyError.validationContext ?? 'body';
+    return new ProblemError('VALIDATION_ERROR', `${describeValidationError(first, part)}.`);
+  }
+  const status = fastifyError.statusCode;
+  if (typeof fastifyError.code === 'string') {
+    const detail = frameworkDetail(fastifyError as FastifyError, request);
+    if (detail !== null) return new ProblemError('VALIDATION_ERROR', detail);
+  }
+  // JSON.parse failures of a body (e.g. prototype-poisoning guards) arrive as 400 SyntaxErrors.
+  if (status === 400 && error instanceof SyntaxError) {
+    return new ProblemError('VALIDATION_ERROR', 'The request body is not valid JSON.');
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ProblemError('VALIDATION_ERROR', 'The request could not be read.');
+  }
+  return null;
+}
+
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const problem = toProblem(error, request);
+  if (problem) {
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendProblem(request, reply, problem);
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  return sendProblem(request, reply, new ProblemError('INTERNAL_ERROR', INTERNAL_DETAIL));
+}

@@ -1,0 +1,27 @@
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+
+/**
+ * One log line per request, written when it completes, carrying the request id, the account,
+ * the session and the client attribution. Incoming-request lines are not written.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const { attribution, principal } = request;
+    const line = {
+      req: { method: request.method, url: request.url, route: request.routeOptions.url ?? null },
+      res: { statusCode: reply.statusCode },
+      responseTime: Math.round(reply.elapsedTime * 100) / 100,
+      account: principal?.accountName ?? null,
+      session: attribution?.sessionId ?? null,
+      client: {
+        name: attribution?.clientName ?? null,
+        version: attribution?.clientVersion ?? null,
+        agent: attribution?.agent ?? null,
+      },
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}

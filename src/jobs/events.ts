@@ -1,0 +1,130 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+import type { JobSnapshot } from './snapshot.js';
+
+/** The pub/sub channel carrying a job's snapshots. */
+export function jobChannel(prefix: string, jobId: string): string {
+  return `${prefix}:job-events:${jobId}`;
+}
+
+export type SnapshotSink = (snapshot: JobSnapshot) => Promise<void>;
+
+/**
+ * Publishes a committed snapshot. Delivery is best effort: Postgres holds the truth, and every
+ * stream re-reads it after a Redis reconnect, so a lost message delays an update, never loses it.
+ */
+export function snapshotPublisher(redis: Redis, prefix: string, logger: Logger): SnapshotSink {
+  return async (snapshot) => {
+    try {
+      await redis.publish(jobChannel(prefix, snapshot.id), JSON.stringify(snapshot));
+    } catch (error) {
+      logger.warn({ err: error, jobId: snapshot.id }, 'snapshot publish failed');
+    }
+  };
+}
+
+export interface SnapshotListener {
+  onSnapshot(snapshot: JobSnapshot): void;
+  /** Called after Redis reconnected: messages may have been missed, so re-read the truth. */
+  onResync(): void;
+  /** Called when the process shuts down. */
+  onClose(): void;
+}
+
+interface Channel {
+  readonly listeners: Set<SnapshotListener>;
+  readonly subscribed: Promise<unknown>;
+}
+
+/**
+ * One subscriber connection per API process, fanned out in memory to every open stream.
+ * Subscribing resolves once Redis confirmed the subscription, so a snapshot read afterwards
+ * from Postgres cannot miss a later publish.
+ */
+export class EventHub {
+  private readonly channels = new Map<string, Channel>();
+  private disconnected = false;
+
+  constructor(
+    private readonly subscriber: Redis,
+    private readonly prefix: string,
+    private readonly logger: Logger,
+  ) {
+    subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, message));
+    subscriber.on('close', () => {
+      this.disconnected = true;
+    });
+    subscriber.on('ready', () => {
+      if (!this.disconnected) return;
+      this.disconnected = false;
+      void this.resync();
+    });
+  }
+
+  async subscribe(jobId: string, listener: SnapshotListener): Promise<() => void> {
+    const name = jobChannel(this.prefix, jobId);
+    let channel = this.channels.get(name);
+    if (!channel) {
+      channel = { listeners: new Set(), subscribed: this.subscriber.subscribe(name) };
+      this.channels.set(name, channel);
+    }
+    channel.listeners.add(listener);
+    const current = channel;
+    try {
+      await current.subscribed;
+    } catch (error) {
+      this.remove(name, current, listener);
+      throw error;
+    }
+    return () => this.remove(name, current, listener);
+  }
+
+  private remove(name: string, channel: Channel, listener: SnapshotListener): void {
+    channel.listeners.delete(listener);
+    if (channel.listeners.size > 0 || this.channels.get(name) !== channel) return;
+    this.channels.delete(name);
+    this.subscriber.unsubscribe(name).catch(() => undefined);
+  }
+
+  private dispatch(name: string, message: string): void {
+    const channel = this.channels.get(name);
+    if (!channel) return;
+    let snapshot: JobSnapshot;
+    try {
+      snapshot = JSON.parse(message) as JobSnapshot;
+    } catch {
+      this.logger.warn({ channel: name }, 'malformed snapshot message ignored');
+      return;
+    }
+    for (const listener of [...channel.listeners]) listener.onSnapshot(snapshot);
+  }
+
+  /** Re-subscribes (confirmed) and tells every stream to re-read its snapshot. */
+  private async resync(): Promise<void> {
+    const names = [...this.channels.keys()];
+    try {
+      if (names.length > 0) await this.subscriber.subscribe(...names);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'resubscribe after reconnect failed');
+      return;
+    }
+    this.logger.info({ channels: names.length }, 'event streams resynchronised after a Redis reconnect');
+    for (const channel of this.channels.values()) for (const listener of [...channel.listeners]) listener.onResync();
+  }
+
+  /** Number of open listeners (streams) in this process. */
+  get size(): number {
+    let n = 0;
+    for (const channel of this.channels.values()) n += channel.listeners.size;
+    return n;
+  }
+
+  get channelCount(): number {
+    return this.channels.size;
+  }
+
+  /** Ends every open stream (shutdown). */
+  closeAll(): void {
+    for (const channel of [...this.channels.values()]) for (const listener of [...channel.listeners]) listener.onClose();
+  }
+}

@@ -1,0 +1,251 @@
+import { and, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { lockfileJobInputs, lockfileJobResults, lockfileJobs } from '../db/schema/index.js';
+import type { FailureCode, InputFile, OutputFormat, ProgressCounts } from '../sbom/types.js';
+import { toSnapshot, type JobPhase, type JobSnapshot } from './snapshot.js';
+
+export interface NewJob {
+  readonly accountId: string;
+  readonly format: OutputFormat;
+  readonly files: readonly InputFile[];
+  readonly totalBytes: number;
+  readonly idempotencyKey: string | null;
+  readonly requestHash: string;
+  readonly parserContract: string;
+  readonly ttlSeconds: number;
+}
+
+export type CreateOutcome =
+  | { readonly kind: 'created'; readonly snapshot: JobSnapshot }
+  | { readonly kind: 'existing'; readonly snapshot: JobSnapshot }
+  | { readonly kind: 'conflict' };
+
+/** What a worker holds after claiming a job: its fencing token is `attempt`. */
+export interface Claim {
+  readonly snapshot: JobSnapshot;
+  readonly attempt: number;
+  readonly format: OutputFormat;
+  readonly parserContract: string;
+}
+
+export interface StoredResult {
+  readonly mediaType: string;
+  readonly document: string;
+}
+
+export type ResultLookup =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'pending' }
+  | { readonly kind: 'failed'; readonly code: FailureCode }
+  | { readonly kind: 'ready'; readonly result: StoredResult };
+
+const snapshotColumns = {
+  id: lockfileJobs.id,
+  format: lockfileJobs.format,
+  state: lockfileJobs.state,
+  phase: lockfileJobs.phase,
+  attempt: lockfileJobs.attempt,
+  revision: lockfileJobs.revision,
+  counts: lockfileJobs.counts,
+  error: lockfileJobs.error,
+  expiresAt: lockfileJobs.expiresAt,
+};
+
+const notExpired = gt(lockfileJobs.expiresAt, sql`now()`);
+const bump = { revision: sql`${lockfileJobs.revision} + 1`, updatedAt: sql`now()` };
+
+/**
+ * Postgres access for lockfile jobs. Every write by a worker is fenced on the attempt it claimed:
+ * a write from an older attempt matches no row and changes nothing.
+ */
+export class JobStore {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Writes the job, its execution record and parser contract in one transaction. With an
+   * idempotency key, a replay of the same request returns the existing job; a different request
+   * under the same key is a conflict. An expired job frees its key.
+   */
+  async create(job: NewJob): Promise<CreateOutcome> {
+    return this.db.transaction(async (tx) => {
+      if (job.idempotencyKey !== null) {
+        const key = and(eq(lockfileJobs.accountId, job.accountId), eq(lockfileJobs.idempotencyKey, job.idempotencyKey));
+        // Serialise concurrent submissions with the same key on the unique index.
+        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${job.accountId}:${job.idempotencyKey}`}, 0))`);
+        const [existing] = await tx
+          .select({ ...snapshotColumns, requestHash: lockfileJobs.requestHash })
+          .from(lockfileJobs)
+          .where(key);
+        if (existing && existing.expiresAt.getTime() > Date.now()) {
+          return existing.requestHash === job.requestHash
+            ? { kind: 'existing', snapshot: toSnapshot(existing) }
+            : { kind: 'conflict' };
+        }
+        if (existing) await tx.delete(lockfileJobs).where(eq(lockfileJobs.id, existing.id));
+      }
+      const [row] = await tx
+        .insert(lockfileJobs)
+        .values({
+          accountId: job.accountId,
+          format: job.format,
+          parserContract: job.parserContract,
+          idempotencyKey: job.idempotencyKey,
+          requestHash: job.requestHash,
+          expiresAt: sql`now() + make_interval(secs => ${job.ttlSeconds})`,
+        })
+        .returning(snapshotColumns);
+      if (!row) throw new Error('job insert returned no row');
+      await tx.insert(lockfileJobInputs).values({ jobId: row.id, files: [...job.files], totalBytes: job.totalBytes });
+      return { kind: 'created', snapshot: toSnapshot(row) };
+    });
+  }
+
+  /** The latest snapshot of a job the account owns; null when missing, expired or someone else's. */
+  async findForOwner(id: string, accountId: string): Promise<JobSnapshot | null> {
+    const [row] = await this.db
+      .select(snapshotColumns)
+      .from(lockfileJobs)
+      .where(and(eq(lockfileJobs.id, id), eq(lockfileJobs.accountId, accountId), notExpired));
+    return row ? toSnapshot(row) : null;
+  }
+
+  async get(id: string): Promise<JobSnapshot | null> {
+    const [row] = await this.db.select(snapshotColumns).from(lockfileJobs).where(eq(lockfileJobs.id, id));
+    return row ? toSnapshot(row) : null;
+  }
+
+  /** Takes the job for a new attempt; null when it is finished, expired or gone. */
+  async claim(id: string): Promise<Claim | null> {
+    const [row] = await this.db
+      .update(lockfileJobs)
+      .set({
+        ...bump,
+        attempt: sql`${lockfileJobs.attempt} + 1`,
+        state: 'running',
+        phase: 'resolving',
+        startedAt: sql`coalesce(${lockfileJobs.startedAt}, now())`,
+      })
+      .where(and(eq(lockfileJobs.id, id), inArray(lockfileJobs.state, ['queued', 'running']), notExpired))
+      .returning({ ...snapshotColumns, parserContract: lockfileJobs.parserContract });
+    if (!row) return null;
+    return {
+      snapshot: toSnapshot(row),
+      attempt: row.attempt,
+      format: row.format as OutputFormat,
+      parserContract: row.parserContract,
+    };
+  }
+
+  async loadInputs(id: string): Promise<InputFile[] | null> {
+    const [row] = await this.db
+      .select({ files: lockfileJobInputs.files })
+      .from(lockfileJobInputs)
+      .where(eq(lockfileJobInputs.jobId, id));
+    return row ? row.files : null;
+  }
+
+  /** A progress write of the attempt holding the job; null when that attempt was fenced out. */
+  async progress(id: string, attempt: number, phase: JobPhase, counts: ProgressCounts): Promise<JobSnapshot | null> {
+    const [row] = await this.db
+      .update(lockfileJobs)
+      .set({ ...bump, phase, counts })
+      .where(this.held(id, attempt))
+      .returning(snapshotColumns);
+    return row ? toSnapshot(row) : null;
+  }
+
+  /** Stores the result and the terminal snapshot together, or neither when fenced out. */
+  async succeed(
+    id: string,
+    attempt: number,
+    result: StoredResult & { byteSize: number },
+    counts: ProgressCounts,
+  ): Promise<JobSnapshot | null> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(lockfileJobs)
+        .set({ ...bump, state: 'succeeded', phase: 'succeeded', counts, error: null, finishedAt: sql`now()` })
+        .where(this.held(id, attempt))
+        .returning(snapshotColumns);
+      if (!row) return null;
+      await tx
+        .insert(lockfileJobResults)
+        .values({ jobId: id, mediaType: result.mediaType, document: result.document, byteSize: result.byteSize })
+        .onConflictDoUpdate({
+          target: lockfileJobResults.jobId,
+          set: { mediaType: result.mediaType, document: result.document, byteSize: result.byteSize },
+        });
+      return toSnapshot(row);
+    });
+  }
+
+  async fail(id: string, attempt: number, code: FailureCode): Promise<JobSnapshot | null> {
+    const [row] = await this.db
+      .update(lockfileJobs)
+      .set({ ...bump, state: 'failed', phase: 'failed', error: code, finishedAt: sql`now()` })
+      .where(this.held(id, attempt))
+      .returning(snapshotColumns);
+    return row ? toSnapshot(row) : null;
+  }
+
+  /** Back to the queue after a transient failure; the next claim takes a new attempt. */
+  async requeue(id: string, attempt: number): Promise<JobSnapshot | null> {
+    const [row] = await this.db
+      .update(lockfileJobs)
+      .set({ ...bump, state: 'queued', phase: 'queued' })
+      .where(this.held(id, attempt))
+      .returning(snapshotColumns);
+    return row ? toSnapshot(row) : null;
+  }
+
+  private held(id: string, attempt: number) {
+    return and(eq(lockfileJobs.id, id), eq(lockfileJobs.attempt, attempt), eq(lockfileJobs.state, 'running'));
+  }
+
+  async result(id: string, accountId: string): Promise<ResultLookup> {
+    const [row] = await this.db
+      .select({
+        state: lockfileJobs.state,
+        error: lockfileJobs.error,
+        mediaType: lockfileJobResults.mediaType,
+        document: lockfileJobResults.document,
+      })
+      .from(lockfileJobs)
+      .leftJoin(lockfileJobResults, eq(lockfileJobResults.jobId, lockfileJobs.id))
+      .where(and(eq(lockfileJobs.id, id), eq(lockfileJobs.accountId, accountId), notExpired));
+    if (!row) return { kind: 'missing' };
+    if (row.state === 'failed') return { kind: 'failed', code: (row.error ?? 'execution_failed') as FailureCode };
+    if (row.state !== 'succeeded' || row.document === null || row.mediaType === null) return { kind: 'pending' };
+    return { kind: 'ready', result: { mediaType: row.mediaType, document: row.document } };
+  }
+
+  /** Unfinished, unexpired jobs not written to for `graceMs`: candidates for re-enqueueing. */
+  async unfinishedOlderThan(graceMs: number, limit: number): Promise<{ id: string; state: string }[]> {
+    return this.db
+      .select({ id: lockfileJobs.id, state: lockfileJobs.state })
+      .from(lockfileJobs)
+      .where(
+        and(
+          inArray(lockfileJobs.state, ['queued', 'running']),
+          lt(lockfileJobs.updatedAt, sql`now() - make_interval(secs => ${graceMs / 1000})`),
+          notExpired,
+        ),
+      )
+      .orderBy(lockfileJobs.updatedAt)
+      .limit(limit);
+  }
+
+  /** Deletes up to `batch` expired jobs (inputs and results go with them); returns how many. */
+  async deleteExpired(batch: number): Promise<number> {
+    const expired = this.db
+      .select({ id: lockfileJobs.id })
+      .from(lockfileJobs)
+      .where(lte(lockfileJobs.expiresAt, sql`now()`))
+      .limit(batch);
+    const deleted = await this.db
+      .delete(lockfileJobs)
+      .where(inArray(lockfileJobs.id, expired))
+      .returning({ id: lockfileJobs.id });
+    return deleted.length;
+  }
+}

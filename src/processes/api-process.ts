@@ -1,0 +1,37 @@
+import { ensureBootstrapToken } from '../accounts/tokens.js';
+import type { Config } from '../config.js';
+import { connectDatabase } from '../db/client.js';
+import { runMigrations } from '../db/migrate.js';
+import { buildApp } from '../http/app.js';
+import type { Logger } from '../logger.js';
+import { checkRedis } from '../redis.js';
+import { apiRoutes, createApiServices } from './routes.js';
+import { onShutdownSignals } from './signals.js';
+
+/** `pkgscope api`: migrate, then serve HTTP until a signal drains it. */
+export async function runApi(config: Config, logger: Logger): Promise<void> {
+  await checkRedis(config.redisUrl);
+  await runMigrations(config.databaseUrl);
+  const database = connectDatabase(config.databaseUrl, { applicationName: 'pkgscope-api' });
+  if (config.authBootstrapToken !== null) {
+    await ensureBootstrapToken(database.db, config.authBootstrapToken);
+    logger.info('bootstrap token ensured for account "default"');
+  }
+  const services = createApiServices(config, database, logger);
+  const app = await buildApp({
+    config,
+    database,
+    logger,
+    ...apiRoutes(config, database, services, logger),
+    // Open event streams end before the server waits for its connections to close.
+    preClose: () => services.hub.closeAll(),
+  });
+  await app.listen({ port: config.port, host: config.host });
+  onShutdownSignals(async (signal) => {
+    logger.info({ signal }, 'draining the API');
+    await app.close();
+    await services.close();
+    await database.close();
+    logger.info('API stopped');
+  });
+}

@@ -1,0 +1,22 @@
+import type { Config } from '../config.js';
+import { connectDatabase } from '../db/client.js';
+import { runMigrations } from '../db/migrate.js';
+import type { Logger } from '../logger.js';
+import { checkRedis } from '../redis.js';
+import { startWorkers } from '../../workers/index.js';
+import { onShutdownSignals } from './signals.js';
+
+/** `pkgscope worker`: consume every queue until a signal drains it. */
+export async function runWorker(config: Config, logger: Logger): Promise<void> {
+  await checkRedis(config.redisUrl);
+  await runMigrations(config.databaseUrl);
+  const database = connectDatabase(config.databaseUrl, { applicationName: 'pkgscope-worker' });
+  const workers = await startWorkers({ config, database, logger });
+  logger.info({ queues: workers.queues }, 'worker started');
+  onShutdownSignals(async (signal) => {
+    logger.info({ signal }, 'draining the worker');
+    await workers.close();
+    await database.close();
+    logger.info('worker stopped');
+  });
+}

@@ -1,0 +1,173 @@
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../config.js';
+import type { App, RoutePlugin } from '../http/app.js';
+import { headerLines } from '../http/headers.js';
+import { ProblemError } from '../http/problems.js';
+import { SseWriter } from '../http/sse.js';
+import type { EventHub } from '../jobs/events.js';
+import { enqueueSbomJob, type SbomQueue } from '../jobs/queues.js';
+import { isTerminal, jobLocation, JOBS_PATH, type JobSnapshot } from '../jobs/snapshot.js';
+import type { JobStore } from '../jobs/store.js';
+import { parseIdempotencyKey, requestHash } from '../jobs/submission.js';
+import type { Logger } from '../logger.js';
+import { PARSER_CONTRACT_VERSION } from '../sbom/contract.js';
+import { MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
+
+export interface LockfileJobRouteDeps {
+  readonly config: Pick<Config, 'jobTtlSeconds' | 'jobMaxAttempts' | 'sseHeartbeatMs'>;
+  readonly store: JobStore;
+  readonly queue: SbomQueue;
+  readonly hub: EventHub;
+  readonly logger: Logger;
+}
+
+const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+const IdParams = Type.Object({ id: Type.String() });
+
+/** One answer for a missing, expired or someone else's job, so none can be told apart. */
+function jobNotFound(): ProblemError {
+  return new ProblemError('JOB_NOT_FOUND', 'No lockfile job with this id exists for this account.');
+}
+
+function jobId(request: FastifyRequest<{ Params: { id: string } }>): string {
+  const { id } = request.params;
+  if (!UUID.test(id)) throw jobNotFound();
+  return id.toLowerCase();
+}
+
+function accountOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal === null) throw new Error('authenticated route reached without a principal');
+  return principal.accountId;
+}
+
+const IDEMPOTENCY_HEADER = new Set(['idempotency-key']);
+
+/** Submit, status, result and events of lockfile analysis jobs. */
+export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
+  const { store, queue, hub, config, logger } = deps;
+  return async (app: App) => {
+    await app.register(multipart, MULTIPART_OPTIONS);
+    const path = JOBS_PATH.replace(/^\/v1/, '');
+
+    app.post(
+      path,
+      { bodyLimit: UPLOAD_BODY_LIMIT, config: { capability: 'sbom' }, schema: { body: uploadBodySchema } },
+      async (request, reply) => {
+        const idempotency = parseIdempotencyKey(headerLines(request.raw, IDEMPOTENCY_HEADER)['idempotency-key']);
+        if (!idempotency.ok) {
+          throw new ProblemError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.');
+        }
+        const upload = await readUpload(request);
+        const outcome = await store.create({
+          accountId: accountOf(request),
+          format: upload.format,
+          files: upload.files,
+          totalBytes: upload.totalBytes,
+          idempotencyKey: idempotency.key,
+          requestHash: requestHash(upload.format, upload.files),
+          parserContract: PARSER_CONTRACT_VERSION,
+          ttlSeconds: config.jobTtlSeconds,
+        });
+        if (outcome.kind === 'conflict') {
+          throw new ProblemError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request.');
+        }
+        const snapshot = outcome.snapshot;
+        if (outcome.kind === 'created') {
+          try {
+            await enqueueSbomJob(queue, snapshot.id, config.jobMaxAttempts);
+          } catch (error) {
+            // The job is committed; the reconciler enqueues it once Redis answers again.
+            request.log.warn({ err: error, jobId: snapshot.id }, 'enqueue failed; left to the reconciler');
+          }
+        }
+        return reply.code(202).header('location', jobLocation(snapshot.id)).send(snapshot);
+      },
+    );
+
+    app.get(`${path}/:id`, { config: { capability: 'sbom' }, schema: { params: IdParams } }, async (request) => {
+      const snapshot = await store.findForOwner(jobId(request), accountOf(request));
+      if (snapshot === null) throw jobNotFound();
+      return snapshot;
+    });
+
+    app.get(`${path}/:id/result`, { config: { capability: 'sbom' }, schema: { params: IdParams } }, async (request, reply) => {
+      const lookup = await store.result(jobId(request), accountOf(request));
+      switch (lookup.kind) {
+        case 'missing':
+          throw jobNotFound();
+        case 'pending':
+          throw new ProblemError('ANALYSIS_PENDING', 'The job has not finished; follow its status or events.');
+        case 'failed':
+          throw new ProblemError('ANALYSIS_FAILED', 'The analysis failed; failure_code tells why.', {
+            extras: { failure_code: lookup.code },
+          });
+        case 'ready':
+          // The media type comes from the allow-list fixed at submission; Accept does not choose it.
+          // A Buffer keeps Fastify from appending a charset to the exact allow-listed type.
+          return reply.header('content-type', lookup.result.mediaType).send(Buffer.from(lookup.result.document, 'utf8'));
+      }
+    });
+
+    app.get(`${path}/:id/events`, { config: { capability: 'sbom' }, schema: { params: IdParams } }, async (request, reply) => {
+      const id = jobId(request);
+      const accountId = accountOf(request);
+      let writer: SseWriter | null = null;
+      let lastRevision = -1;
+      let early: JobSnapshot[] = [];
+      let closed = false;
+      let unsubscribe = (): void => undefined;
+      const close = (): void => {
+        if (closed) return;
+        closed = true;
+        unsubscribe();
+        writer?.end();
+      };
+      const deliver = (snapshot: JobSnapshot): void => {
+        if (closed) return;
+        if (writer === null) {
+          early.push(snapshot);
+          return;
+        }
+        // Revisions never go backwards for a client; equal ones (duplicates) are allowed.
+        if (snapshot.revision < lastRevision) return;
+        lastRevision = snapshot.revision;
+        const final = isTerminal(snapshot.state);
+        writer.send(SseWriter.frame('snapshot', String(snapshot.revision), JSON.stringify(snapshot)), final);
+        if (final) close();
+      };
+      const reread = async (): Promise<void> => {
+        try {
+          const current = await store.findForOwner(id, accountId);
+          if (current === null) close();
+          else deliver(current);
+        } catch (error) {
+          logger.warn({ err: error, jobId: id }, 'event stream could not re-read its snapshot');
+        }
+      };
+      // Subscribe first, then read: a snapshot published in between is not lost.
+      unsubscribe = await hub.subscribe(id, { onSnapshot: deliver, onResync: () => void reread(), onClose: close });
+      let snapshot: JobSnapshot | null;
+      try {
+        snapshot = await store.findForOwner(id, accountId);
+      } catch (error) {
+        unsubscribe();
+        throw error;
+      }
+      if (snapshot === null) {
+        unsubscribe();
+        throw jobNotFound();
+      }
+      reply.hijack();
+      writer = new SseWriter(reply.raw, { 'x-request-id': request.id }, config.sseHeartbeatMs);
+      writer.onClose(close);
+      deliver(snapshot);
+      const pending = early;
+      early = [];
+      for (const s of pending) deliver(s);
+      return reply;
+    });
+  };
+}

@@ -1,0 +1,59 @@
+import multipart from '@fastify/multipart';
+import type { Config } from '../config.js';
+import type { App, RoutePlugin } from '../http/app.js';
+import { ProblemError } from '../http/problems.js';
+import type { AnalyzeDeps } from '../sbom/analyze.js';
+import type { Analyze } from '../jobs/runner.js';
+import { AnalysisError } from '../sbom/types.js';
+import { MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
+
+export interface SbomRouteDeps {
+  readonly config: Pick<Config, 'sbomSyncTimeoutMs'>;
+  readonly analyze: Analyze;
+  readonly analysis: Omit<AnalyzeDeps, 'onProgress' | 'signal' | 'checkpoint'>;
+}
+
+/**
+ * `POST /v1/experimental/sbom`: the same upload as a job, answered with the document itself
+ * within a deadline. The only heavy work the API does inline, and it is bounded.
+ */
+export function sbomRoutes(deps: SbomRouteDeps): RoutePlugin {
+  return async (app: App) => {
+    await app.register(multipart, MULTIPART_OPTIONS);
+    app.post(
+      '/experimental/sbom',
+      { bodyLimit: UPLOAD_BODY_LIMIT, config: { capability: 'sbom' }, schema: { body: uploadBodySchema } },
+      async (request, reply) => {
+        const upload = await readUpload(request);
+        const deadline = AbortSignal.timeout(deps.config.sbomSyncTimeoutMs);
+        const closed = new AbortController();
+        request.raw.on('close', () => closed.abort());
+        const signal = AbortSignal.any([deadline, closed.signal]);
+        try {
+          const result = await Promise.race([
+            deps.analyze(upload.files, upload.format, { ...deps.analysis, signal }),
+            new Promise<never>((_resolve, reject) => {
+              const fail = (): void => reject(new DeadlineExceeded());
+              if (deadline.aborted) fail();
+              deadline.addEventListener('abort', fail, { once: true });
+            }),
+          ]);
+          return await reply.header('content-type', result.mediaType).send(Buffer.from(result.document, 'utf8'));
+        } catch (error) {
+          if (error instanceof DeadlineExceeded || deadline.aborted) {
+            throw new ProblemError('TIMEOUT', `The analysis did not finish within ${deps.config.sbomSyncTimeoutMs} ms; submit a job instead.`);
+          }
+          if (error instanceof AnalysisError) {
+            throw new ProblemError('ANALYSIS_FAILED', 'The analysis failed; failure_code tells why.', {
+              status: 422,
+              extras: { failure_code: error.code },
+            });
+          }
+          throw error;
+        }
+      },
+    );
+  };
+}
+
+class DeadlineExceeded extends Error {}

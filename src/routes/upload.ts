@@ -1,0 +1,110 @@
+import { isUtf8 } from 'node:buffer';
+import type { FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { checkUpload, UPLOAD_LIMITS } from '../jobs/submission.js';
+import { ProblemError } from '../http/problems.js';
+import { OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
+
+/**
+ * The upload shared by `POST /v1/experimental/lockfile-jobs` and `POST /v1/experimental/sbom`:
+ * JSON `{format, files: [{path, content}]}`, or multipart/form-data with a `format` field and one
+ * file part per file whose filename is its relative path.
+ */
+export const UploadBody = Type.Object(
+  {
+    format: Type.Enum([...OUTPUT_FORMATS], { description: 'Output format of the inventory.' }),
+    files: Type.Array(
+      Type.Object(
+        {
+          path: Type.String({ minLength: 1, description: 'Relative, /-separated path, e.g. packages/a/package.json.' }),
+          content: Type.String({ description: 'The file text (UTF-8).' }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: UPLOAD_LIMITS.maxFiles },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type UploadBodyType = Static<typeof UploadBody>;
+
+/** JSON escaping can double a text's size; the decoded files are held to 32 MiB separately. */
+export const UPLOAD_BODY_LIMIT = 2 * UPLOAD_LIMITS.maxTotalBytes + 1024 * 1024;
+
+/** Schema for routes taking an upload: JSON is validated strictly; multipart is read by hand. */
+export const uploadBodySchema = {
+  content: {
+    'application/json': { schema: UploadBody },
+    'multipart/form-data': { schema: Type.Unsafe<unknown>({}) },
+  },
+};
+
+export const MULTIPART_OPTIONS = {
+  // Keep directory parts of filenames: they are the uploaded paths.
+  preservePath: true,
+  limits: {
+    files: UPLOAD_LIMITS.maxFiles,
+    fileSize: UPLOAD_LIMITS.maxFileBytes,
+    fields: 8,
+    fieldSize: 1024,
+    parts: UPLOAD_LIMITS.maxFiles + 8,
+  },
+} as const;
+
+export interface Upload {
+  readonly format: OutputFormat;
+  readonly files: InputFile[];
+  readonly totalBytes: number;
+}
+
+function invalid(detail: string): ProblemError {
+  return new ProblemError('VALIDATION_ERROR', detail);
+}
+
+async function readMultipart(request: FastifyRequest): Promise<{ format: unknown; files: InputFile[] }> {
+  let format: unknown;
+  const files: InputFile[] = [];
+  let total = 0;
+  for await (const part of request.parts()) {
+    if (part.type === 'field') {
+      if (part.fieldname !== 'format') throw invalid(`Multipart field ${JSON.stringify(part.fieldname)} is not allowed.`);
+      format = part.value;
+      continue;
+    }
+    const path = part.filename;
+    let buffer: Buffer;
+    try {
+      buffer = await part.toBuffer();
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'FST_REQ_FILE_TOO_LARGE') {
+        throw invalid(`File ${JSON.stringify(path)} is larger than ${UPLOAD_LIMITS.maxFileBytes} bytes.`);
+      }
+      throw error;
+    }
+    total += buffer.length;
+    if (total > UPLOAD_LIMITS.maxTotalBytes) {
+      throw invalid(`The files together are larger than ${UPLOAD_LIMITS.maxTotalBytes} bytes.`);
+    }
+    if (!isUtf8(buffer)) throw invalid(`File ${JSON.stringify(path)} is not valid UTF-8 text.`);
+    files.push({ path, content: buffer.toString('utf8') });
+  }
+  return { format, files };
+}
+
+/** Reads and checks an upload; every rule broken is a 400 VALIDATION_ERROR naming the file. */
+export async function readUpload(request: FastifyRequest): Promise<Upload> {
+  let format: unknown;
+  let files: InputFile[];
+  if (request.isMultipart()) {
+    ({ format, files } = await readMultipart(request));
+    if (format === undefined) throw invalid('format is required.');
+    if (!OUTPUT_FORMATS.includes(format as OutputFormat)) throw invalid(`format must be one of: ${OUTPUT_FORMATS.join(', ')}.`);
+  } else {
+    const body = request.body as UploadBodyType | undefined;
+    if (body === undefined) throw invalid('A JSON or multipart/form-data body is required.');
+    ({ format, files } = body);
+  }
+  const check = checkUpload(files);
+  if (!check.ok) throw invalid(check.detail);
+  return { format: format as OutputFormat, files, totalBytes: check.totalBytes };
+}

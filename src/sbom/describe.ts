@@ -1,0 +1,118 @@
+import { PackageURL } from 'packageurl-js';
+import spdxCorrect from 'spdx-correct';
+import parseSpdx from 'spdx-expression-parse';
+import type { Occurrence } from './model.js';
+
+/** Facts the renderers derive from an occurrence: license, hashes, purl, name parts. */
+
+export type NormalizedLicense =
+  | { readonly kind: 'expression'; readonly expression: string }
+  | { readonly kind: 'named'; readonly name: string };
+
+type SpdxNode = ReturnType<typeof parseSpdx>;
+
+function render(node: SpdxNode, nested = false): string {
+  if ('license' in node) {
+    const id = `${node.license}${node.plus === true ? '+' : ''}`;
+    return node.exception === undefined ? id : `${id} WITH ${node.exception}`;
+  }
+  const text = `${render(node.left, true)} ${node.conjunction.toUpperCase()} ${render(node.right, true)}`;
+  return nested ? `(${text})` : text;
+}
+
+function tryExpression(text: string): string | null {
+  try {
+    return render(parseSpdx(text));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A declared license as a valid SPDX expression (corrected where spdx-correct knows the intent,
+ * e.g. "Apache 2.0" → Apache-2.0), or else kept verbatim as a named license.
+ */
+export function normalizeLicense(raw: string | null | undefined): NormalizedLicense | null {
+  const text = raw?.trim();
+  if (text === undefined || text === '') return null;
+  const direct = tryExpression(text);
+  if (direct !== null) return { kind: 'expression', expression: direct };
+  const corrected = spdxCorrect(text, { upgrade: true });
+  if (corrected !== null) {
+    const expression = tryExpression(corrected);
+    if (expression !== null) return { kind: 'expression', expression };
+  }
+  // Compound declarations with a misspelt member: correct each operand separately.
+  const parts = text.replace(/^\((.*)\)$/, '$1').split(/\s+(OR|AND)\s+/i);
+  if (parts.length > 1) {
+    const fixed = parts.map((part, i) => (i % 2 === 1 ? part.toUpperCase() : spdxCorrect(part, { upgrade: true })));
+    if (fixed.every((p) => p !== null)) {
+      const expression = tryExpression(fixed.join(' '));
+      if (expression !== null) return { kind: 'expression', expression };
+    }
+  }
+  return { kind: 'named', name: text };
+}
+
+export interface Checksum {
+  /** CycloneDX / SPDX algorithm label of the hash as it was recorded. */
+  readonly algorithm: 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
+  readonly hex: string;
+}
+
+const SRI_ALGORITHMS: Readonly<Record<string, { algorithm: Checksum['algorithm']; bytes: number }>> = {
+  sha1: { algorithm: 'SHA-1', bytes: 20 },
+  sha256: { algorithm: 'SHA-256', bytes: 32 },
+  sha384: { algorithm: 'SHA-384', bytes: 48 },
+  sha512: { algorithm: 'SHA-512', bytes: 64 },
+};
+
+/**
+ * Hashes of the package tarball from a subresource-integrity string ("sha512-<base64> …").
+ * Only algorithms the string names are reported, and only digests of the right length.
+ */
+export function integrityChecksums(integrity: string | null): Checksum[] {
+  if (integrity === null) return [];
+  const result: Checksum[] = [];
+  const seen = new Set<string>();
+  for (const token of integrity.trim().split(/\s+/)) {
+    const match = /^(sha1|sha256|sha384|sha512)-([A-Za-z0-9+/]+={0,2})(\?.*)?$/.exec(token);
+    if (!match?.[1] || match[2] === undefined) continue;
+    const spec = SRI_ALGORITHMS[match[1]];
+    const digest = Buffer.from(match[2], 'base64');
+    if (!spec || digest.length !== spec.bytes || seen.has(spec.algorithm)) continue;
+    seen.add(spec.algorithm);
+    result.push({ algorithm: spec.algorithm, hex: digest.toString('hex') });
+  }
+  return result;
+}
+
+/** `@scope/name` → { group: '@scope', name: 'name' }. */
+export function splitName(name: string): { group: string | null; name: string } {
+  const match = /^(@[^/]+)\/(.+)$/.exec(name);
+  return match?.[1] && match[2] ? { group: match[1], name: match[2] } : { group: null, name };
+}
+
+/** Package URL of an occurrence that came from a registry, a tarball URL or git; null otherwise. */
+export function packageUrl(occurrence: Occurrence): string | null {
+  if (occurrence.version === null) return null;
+  const { group, name } = splitName(occurrence.name);
+  const qualifiers: Record<string, string> = {};
+  switch (occurrence.source) {
+    case 'registry':
+      break;
+    case 'tarball':
+      if (occurrence.resolved !== null) qualifiers['download_url'] = occurrence.resolved;
+      break;
+    case 'git':
+      if (occurrence.resolved !== null) qualifiers['vcs_url'] = occurrence.resolved;
+      break;
+    default:
+      return null;
+  }
+  try {
+    return new PackageURL('npm', group ?? undefined, name, occurrence.version, qualifiers, undefined).toString();
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,23 @@
+import type { PackageMetadata } from './metadata.js';
+import type { ProgressCounts } from './types.js';
+
+/** A distinct registry package version to enrich. */
+export interface Coordinate {
+  readonly name: string;
+  readonly version: string;
+}
+
+export interface EnrichmentResult {
+  readonly metadata: ReadonlyMap<string, PackageMetadata>;
+  /** `name@version` of coordinates whose metadata could not be fetched. */
+  readonly failed: readonly string[];
+}
+
+/** Fetches registry metadata for coordinates; one coordinate's failure never fails the batch. */
+export interface Enricher {
+  enrich(
+    coordinates: readonly Coordinate[],
+    onProgress: (counts: ProgressCounts) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<EnrichmentResult>;
+}

@@ -1,0 +1,79 @@
+/**
+ * The inventory every parser produces and every renderer reads. One Occurrence per lockfile
+ * entry: two entries with the same name and version stay two occurrences (different install
+ * paths, different dependents), never merged.
+ */
+
+export type OccurrenceSource = 'registry' | 'tarball' | 'git' | 'file' | 'link' | 'workspace' | 'root';
+
+export interface Occurrence {
+  /** Unique within one analysis; used as the CycloneDX bom-ref and the SPDX id seed. */
+  readonly ref: string;
+  /** The real package name (an alias is installed under another name; see `alias`). */
+  readonly name: string;
+  readonly version: string | null;
+  /** The name the package is installed and required under, when it differs from `name`. */
+  readonly alias: string | null;
+  /** Where the lockfile places it (e.g. `node_modules/a/node_modules/b`), or the lockfile's own key. */
+  readonly installPath: string;
+  /** Path of the lockfile (or manifest, when resolved) that recorded it. */
+  readonly lockfile: string;
+  readonly source: OccurrenceSource;
+  readonly resolved: string | null;
+  /** Subresource-integrity string as recorded (possibly several space-separated hashes). */
+  readonly integrity: string | null;
+  readonly dev: boolean;
+  readonly optional: boolean;
+  readonly peer: boolean;
+  /** License as the lockfile records it (package-lock v2+), before normalisation. */
+  readonly license: string | null;
+  /** Refs of the occurrences this one's declared dependencies resolve to. */
+  dependencies: string[];
+  /** Extra facts (cpu/os restrictions, bundled, deprecation) carried into properties. */
+  readonly facts: Readonly<Record<string, string>>;
+}
+
+/** A requirement that did not become a component (no lockfile and no successful resolution). */
+export interface Declaration {
+  readonly manifest: string;
+  readonly name: string;
+  readonly range: string;
+  readonly kind: 'dependencies' | 'devDependencies' | 'optionalDependencies' | 'peerDependencies';
+}
+
+export interface LockfileRecord {
+  readonly path: string;
+  readonly kind: string;
+  readonly version: string | null;
+  readonly entries: number;
+}
+
+export interface ManifestAssociation {
+  readonly manifest: string;
+  /** The lockfile covering it, or null when it was resolved against the registry (or not at all). */
+  readonly lockfile: string | null;
+  readonly role: 'root' | 'workspace' | 'standalone';
+}
+
+export type ResolutionOutcome = 'lockfile' | 'resolved' | 'resolution_failed' | 'resolution_timeout' | 'unparsable';
+
+export interface ManifestResolution {
+  readonly manifest: string;
+  readonly outcome: ResolutionOutcome;
+  readonly detail: string | null;
+}
+
+export interface Inventory {
+  readonly occurrences: Occurrence[];
+  /** Refs of the project roots (root manifests and workspace members). */
+  readonly roots: string[];
+  readonly declarations: Declaration[];
+  readonly lockfiles: LockfileRecord[];
+  readonly associations: ManifestAssociation[];
+  readonly resolutions: ManifestResolution[];
+  readonly notices: string[];
+}
+
+export function emptyInventory(): Inventory {
+  return { occurrences: [], roots: [], declarations: [], lockfiles: [], associations: [], resolutions: [], notices: [] };
+}

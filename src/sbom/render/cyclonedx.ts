@@ -1,0 +1,102 @@
+import * as CDX from '@cyclonedx/cyclonedx-library';
+import { splitName } from '../describe.js';
+import { AnalysisError } from '../types.js';
+import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
+import { writeJson, type BoundedOutput } from './output.js';
+
+const TOOL_VERSION = '0.1.0';
+
+const SCOPES: Readonly<Record<ComponentFacts['scope'], CDX.Enums.ComponentScope>> = {
+  required: CDX.Enums.ComponentScope.Required,
+  optional: CDX.Enums.ComponentScope.Optional,
+  // Development dependencies are not part of what ships.
+  dev: CDX.Enums.ComponentScope.Excluded,
+};
+
+function component(facts: ComponentFacts): CDX.Models.Component {
+  const o = facts.occurrence;
+  const { group, name } = splitName(o.name);
+  const c = new CDX.Models.Component(
+    facts.isRoot ? CDX.Enums.ComponentType.Application : CDX.Enums.ComponentType.Library,
+    name,
+    { bomRef: o.ref },
+  );
+  if (group !== null) c.group = group;
+  if (o.version !== null) c.version = o.version;
+  if (facts.purl !== null) c.purl = facts.purl;
+  if (!facts.isRoot) c.scope = SCOPES[facts.scope];
+  if (facts.description !== null) c.description = facts.description;
+  if (facts.author !== null) c.author = facts.author;
+  for (const sum of facts.checksums) c.hashes.set(CDX.Enums.HashAlgorithm[sum.algorithm], sum.hex);
+  if (facts.license?.kind === 'expression') c.licenses.add(new CDX.Models.LicenseExpression(facts.license.expression));
+  if (facts.license?.kind === 'named') c.licenses.add(new CDX.Models.NamedLicense(facts.license.name));
+  const refs: [CDX.Enums.ExternalReferenceType, string | null][] = [
+    [CDX.Enums.ExternalReferenceType.Website, facts.homepage],
+    [CDX.Enums.ExternalReferenceType.VCS, facts.repository],
+    [CDX.Enums.ExternalReferenceType.Distribution, o.source === 'registry' || o.source === 'tarball' ? o.resolved : null],
+  ];
+  for (const [type, url] of refs) if (url !== null) c.externalReferences.add(new CDX.Models.ExternalReference(url, type));
+  const props: [string, string | null][] = [
+    ['cdx:npm:package:path', o.installPath === '' ? null : o.installPath],
+    ['cdx:npm:package:development', o.dev ? 'true' : null],
+    ['cdx:npm:package:bundled', o.facts['bundled'] ?? null],
+    ['service:lockfile', o.lockfile],
+    ['service:source', o.source],
+    ['service:alias', o.alias],
+    ['service:optional', o.optional ? 'true' : null],
+    ['service:peer', o.peer ? 'true' : null],
+    ['service:resolved', o.source === 'registry' ? null : o.resolved],
+    ['service:deprecated', facts.deprecated],
+    ['service:os', o.facts['os'] ?? null],
+    ['service:cpu', o.facts['cpu'] ?? null],
+  ];
+  for (const [key, value] of props) if (value !== null) c.properties.add(new CDX.Models.Property(key, value));
+  return c;
+}
+
+/** CycloneDX 1.7 JSON, built with the CycloneDX library and written under the size bound. */
+export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
+  const bom = new CDX.Models.Bom();
+  bom.serialNumber = CDX.Contrib.Bom.Utils.randomSerialNumber();
+  bom.metadata.timestamp = input.generatedAt;
+  bom.metadata.tools.components.add(
+    new CDX.Models.Component(CDX.Enums.ComponentType.Application, 'pkgscope', { version: TOOL_VERSION }),
+  );
+  const components = new Map<string, CDX.Models.Component>();
+  const facts = componentFacts(input);
+  for (const f of facts) {
+    const c = component(f);
+    components.set(f.occurrence.ref, c);
+    bom.components.add(c);
+  }
+  for (const f of facts) {
+    const c = components.get(f.occurrence.ref);
+    for (const ref of f.occurrence.dependencies) {
+      const target = components.get(ref);
+      if (c && target) c.dependencies.add(target.bomRef);
+    }
+  }
+  const normalized = new CDX.Serialize.JSON.Normalize.Factory(CDX.Spec.Spec1dot7).makeForBom().normalize(bom, {});
+  const document = {
+    ...normalized,
+    compositions: [
+      {
+        aggregate: input.evidence.graphComplete ? 'complete' : 'incomplete',
+        assemblies: facts.map((f) => f.occurrence.ref),
+      },
+    ],
+    properties: evidenceProperties(input),
+  };
+  writeJson(out, document);
+}
+
+let validator: CDX.Validation.JsonStrictValidator | undefined;
+
+/** The library's strict JSON-schema validation; a failure means we produced a broken document. */
+export async function validateCycloneDx(json: string): Promise<void> {
+  validator ??= new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot7);
+  const errors: unknown = await validator.validate(json);
+  if (errors !== null) {
+    throw new AnalysisError('invalid_response', `CycloneDX validation failed: ${JSON.stringify(errors).slice(0, 2000)}`);
+  }
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import parseSpdx from 'spdx-expression-parse';
+import type { NormalizedLicense } from '../describe.js';
+import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
+import { writeJson, type BoundedOutput } from './output.js';
+
+/** SPDX 2.3 JSON: one package per occurrence, DESCRIBES for project roots, DEPENDS_ON for edges. */
+
+const SPDX_CHECKSUM: Readonly<Record<string, string>> = {
+  'SHA-1': 'SHA1',
+  'SHA-256': 'SHA256',
+  'SHA-384': 'SHA384',
+  'SHA-512': 'SHA512',
+};
+
+/** SPDX ids allow only letters, digits, `.` and `-`. */
+export function sanitizeIdPart(text: string): string {
+  const cleaned = text
+    .replace(/[^A-Za-z0-9.-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-|-$/g, '');
+  return cleaned === '' ? 'x' : cleaned;
+}
+
+class IdAllocator {
+  private readonly used = new Set<string>();
+  allocate(base: string): string {
+    let id = base;
+    for (let n = 2; this.used.has(id); n++) id = `${base}-${n}`;
+    this.used.add(id);
+    return id;
+  }
+}
+
+interface ExtractedLicense {
+  readonly licenseId: string;
+  readonly extractedText: string;
+  readonly name: string;
+}
+
+/** License text that is not an SPDX expression becomes a LicenseRef with its text extracted. */
+class LicenseRefs {
+  private readonly byText = new Map<string, ExtractedLicense>();
+  private readonly ids = new IdAllocator();
+
+  refFor(text: string): string {
+    const existing = this.byText.get(text);
+    if (existing) return existing.licenseId;
+    const licenseId = this.ids.allocate(`LicenseRef-${sanitizeIdPart(text).slice(0, 60)}`);
+    this.byText.set(text, { licenseId, extractedText: text, name: text.slice(0, 200) });
+    return licenseId;
+  }
+
+  /** LicenseRefs an expression already names must be declared too. */
+  declareIn(expression: string): void {
+    const walk = (node: ReturnType<typeof parseSpdx>): void => {
+      if ('license' in node) {
+        if (node.license.startsWith('LicenseRef-') && !this.byText.has(node.license)) {
+          this.ids.allocate(node.license);
+          this.byText.set(node.license, {
+            licenseId: node.license,
+            extractedText: 'The text of this license was not available to the analysis.',
+            name: node.license,
+          });
+        }
+        return;
+      }
+      walk(node.left);
+      walk(node.right);
+    };
+    walk(parseSpdx(expression));
+  }
+
+  all(): ExtractedLicense[] {
+    return [...this.byText.values()];
+  }
+}
+
+function declared(license: NormalizedLicense | null, refs: LicenseRefs): string {
+  if (license === null) return 'NOASSERTION';
+  if (license.kind === 'named') return refs.refFor(license.name);
+  refs.declareIn(license.expression);
+  return license.expression;
+}
+
+function spdxPackage(f: ComponentFacts, id: string, refs: LicenseRefs): Record<string, unknown> {
+  const o = f.occurrence;
+  const pkg: Record<string, unknown> = {
+    SPDXID: id,
+    name: o.name,
+    versionInfo: o.version ?? undefined,
+    downloadLocation: o.resolved !== null && /^(https?|git\+[a-z]+|git|ssh):/.test(o.resolved) ? o.resolved : 'NOASSERTION',
+    filesAnalyzed: false,
+    licenseConcluded: 'NOASSERTION',
+    licenseDeclared: declared(f.license, refs),
+    copyrightText: 'NOASSERTION',
+    supplier: f.author === null ? 'NOASSERTION' : `Person: ${f.author.replace(/[\r\n]+/g, ' ')}`,
+    primaryPackagePurpose: f.isRoot ? 'APPLICATION' : 'LIBRARY',
+  };
+  if (f.description !== null) pkg['description'] = f.description;
+  if (f.homepage !== null) pkg['homepage'] = f.homepage;
+  if (f.checksums.length > 0) {
+    pkg['checksums'] = f.checksums.map((c) => ({ algorithm: SPDX_CHECKSUM[c.algorithm], checksumValue: c.hex }));
+  }
+  if (f.purl !== null) {
+    pkg['externalRefs'] = [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: f.purl }];
+  }
+  const notes = [
+    o.installPath === '' ? null : `install path: ${o.installPath}`,
+    `lockfile: ${o.lockfile}`,
+    `scope: ${f.scope}`,
+    o.alias === null ? null : `installed as alias ${o.alias}`,
+    f.deprecated === null ? null : `deprecated: ${f.deprecated}`,
+  ].filter((n): n is string => n !== null);
+  pkg['comment'] = notes.join('; ');
+  return pkg;
+}
+
+export function renderSpdx(input: RenderInput, out: BoundedOutput): void {
+  const facts = componentFacts(input);
+  const ids = new IdAllocator();
+  const refs = new LicenseRefs();
+  const idOf = new Map<string, string>();
+  for (const f of facts) {
+    const base = `SPDXRef-Package-${sanitizeIdPart(f.occurrence.name)}${f.occurrence.version === null ? '' : `-${sanitizeIdPart(f.occurrence.version)}`}`;
+    idOf.set(f.occurrence.ref, ids.allocate(base));
+  }
+  const packages = facts.map((f) => spdxPackage(f, idOf.get(f.occurrence.ref) ?? '', refs));
+  const relationships: Record<string, string>[] = [];
+  for (const f of facts) {
+    if (f.isRoot) {
+      relationships.push({
+        spdxElementId: 'SPDXRef-DOCUMENT',
+        relationshipType: 'DESCRIBES',
+        relatedSpdxElement: idOf.get(f.occurrence.ref) ?? '',
+      });
+    }
+  }
+  for (const f of facts) {
+    const from = idOf.get(f.occurrence.ref) ?? '';
+    for (const dep of f.occurrence.dependencies) {
+      const to = idOf.get(dep);
+      if (to !== undefined) relationships.push({ spdxElementId: from, relationshipType: 'DEPENDS_ON', relatedSpdxElement: to });
+    }
+  }
+  const evidence = evidenceProperties(input);
+  const documentName = facts.find((f) => f.isRoot)?.occurrence.name ?? 'uploaded-manifests';
+  const document = {
+    spdxVersion: 'SPDX-2.3',
+    dataLicense: 'CC0-1.0',
+    SPDXID: 'SPDXRef-DOCUMENT',
+    name: `pkgscope inventory of ${documentName}`,
+    documentNamespace: `https://pkgscope.invalid/spdxdocs/${sanitizeIdPart(documentName)}-${randomUUID()}`,
+    creationInfo: {
+      created: `${input.generatedAt.toISOString().slice(0, 19)}Z`,
+      creators: ['Tool: pkgscope-0.1.0'],
+      comment: evidence.map((p) => `${p.name}=${p.value}`).join('\n'),
+    },
+    documentDescribes: undefined,
+    packages,
+    relationships,
+    hasExtractedLicensingInfos: refs.all(),
+  };
+  writeJson(out, document);
+}

@@ -1,0 +1,116 @@
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../src/config.js';
+import type { DatabaseHandle } from '../src/db/client.js';
+import { snapshotPublisher } from '../src/jobs/events.js';
+import { createQueue, QUEUE_NAMES, type SbomJobData } from '../src/jobs/queues.js';
+import { ShutdownRequested, type Analyze } from '../src/jobs/runner.js';
+import { JobStore } from '../src/jobs/store.js';
+import type { Logger } from '../src/logger.js';
+import { closeRedis, createRedis } from '../src/redis.js';
+import { analyze } from '../src/sbom/analyze.js';
+import { PARSER_CONTRACT_VERSION } from '../src/sbom/contract.js';
+import type { QueueHandler } from './handler.js';
+import { maintenanceHandler } from './maintenance.js';
+import { sbomHandler } from './sbom.js';
+
+export interface WorkerDeps {
+  readonly config: Config;
+  readonly database: DatabaseHandle;
+  readonly logger: Logger;
+  /** The analysis entry point; replaceable to script failures in tests. */
+  readonly analyze?: Analyze;
+}
+
+export interface RunningWorkers {
+  readonly queues: readonly string[];
+  /** Stops taking jobs, lets running ones finish within the grace period, then hands them back. */
+  close(): Promise<void>;
+}
+
+/** Start-up fails unless every queue has exactly one handler. */
+export function checkHandlers(handlers: readonly QueueHandler[]): void {
+  for (const name of QUEUE_NAMES) {
+    const count = handlers.filter((h) => h.queue === name).length;
+    if (count !== 1) throw new Error(`queue "${name}" has ${count} handlers; exactly one is required`);
+  }
+}
+
+/** Starts one BullMQ worker per queue, each wired by its entry point in this folder. */
+export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
+  const { config, database, logger } = deps;
+  const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-worker-commands');
+  const store = new JobStore(database.db);
+  const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix);
+  const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix);
+  const handlers: QueueHandler[] = [
+    sbomHandler(
+      {
+        store,
+        publish: snapshotPublisher(commands, config.redisPrefix, logger),
+        logger,
+        analyze: deps.analyze ?? analyze,
+        analysis: { maxOutputBytes: config.sbomMaxOutputBytes },
+        maxAttempts: config.jobMaxAttempts,
+        parserContract: PARSER_CONTRACT_VERSION,
+        progressIntervalMs: config.progressIntervalMs,
+        holdPhase: config.testHoldPhase,
+      },
+      logger,
+    ),
+    maintenanceHandler({ config, store, sbomQueue, maintenanceQueue, logger }),
+  ];
+  checkHandlers(handlers);
+
+  const running = new Set<AbortController>();
+  const connections: Redis[] = [commands];
+  const workers = handlers.map((handler) => {
+    const connection = createRedis(config.redisUrl, 'blocking', `pkgscope-worker-${handler.queue}`);
+    connections.push(connection);
+    const worker = new Worker(
+      handler.queue,
+      async (job, token) => {
+        const controller = new AbortController();
+        running.add(controller);
+        try {
+          await handler.process(job, token, controller.signal);
+        } finally {
+          running.delete(controller);
+        }
+      },
+      {
+        connection,
+        prefix: config.redisPrefix,
+        concurrency: handler.concurrency ?? config.workerConcurrency,
+        lockDuration: config.jobLockMs,
+        stalledInterval: config.jobLockMs,
+        // A job whose worker died is retried; Postgres attempts bound the retries.
+        maxStalledCount: config.jobMaxAttempts,
+      },
+    );
+    worker.on('error', (error) => logger.warn({ err: error, queue: handler.queue }, 'queue worker error'));
+    return worker;
+  });
+  for (const handler of handlers) await handler.start?.();
+
+  return {
+    queues: handlers.map((h) => h.queue),
+    close: async () => {
+      const closing = Promise.all(workers.map((w) => w.close()));
+      let timer: NodeJS.Timeout | undefined;
+      const graceful = await Promise.race([
+        closing.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), config.shutdownGraceMs))),
+      ]);
+      clearTimeout(timer);
+      if (!graceful) {
+        logger.warn({ running: running.size }, 'grace period over; handing running jobs back to the queue');
+        for (const controller of running) controller.abort(new ShutdownRequested());
+        await closing;
+      }
+      for (const handler of handlers) await handler.close?.();
+      await Promise.all([sbomQueue.close(), maintenanceQueue.close()]);
+      await Promise.all(connections.map(closeRedis));
+    },
+  };
+}
