@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { sbomCommand } from './commands/sbom.js';
 import { TOKENS_USAGE, tokensCommand, UsageError } from './commands/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
 import { connectDatabase } from './db/client.js';
@@ -21,6 +22,7 @@ commands:
   worker     process queued jobs
   migrate    create the database if missing and apply migrations
   tokens     create, list or revoke API tokens (pkgscope tokens --help)
+  sbom       analyse manifests and lockfiles locally, no service needed (pkgscope sbom --help)
 
 Configuration comes from the environment; see README.md.`;
 
@@ -73,6 +75,19 @@ async function main(argv: readonly string[]): Promise<number> {
       const { applied } = await runMigrations(config.databaseUrl);
       process.stderr.write(`migrations applied: ${applied}\n`);
       return 0;
+    }
+    case 'sbom': {
+      const tty = process.stderr.isTTY;
+      return await sbomCommand(
+        rest,
+        {
+          out: (line) => process.stdout.write(`${line}\n`),
+          err: (line) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}${line}\n`),
+          writeOut: (text) => process.stdout.write(text),
+          progress: tty ? (line) => process.stderr.write(`\r\x1b[K${line}`) : null,
+        },
+        config.resolutionTimeoutMs,
+      );
     }
     case 'tokens': {
       if (rest[0] === undefined || rest[0] === '--help') throw new UsageError(TOKENS_USAGE);

@@ -35,6 +35,8 @@ export interface Config {
   readonly sbomSyncTimeoutMs: number;
   readonly sbomMaxOutputBytes: number;
   readonly resolutionTimeoutMs: number;
+  /** Concurrent registry requests per process for metadata enrichment. */
+  readonly registryConcurrency: number;
   /** Minimum spacing of progress writes of one job (phase changes are written at once). */
   readonly progressIntervalMs: number;
   /** Test hook: workers hold every job when it enters this phase, until they are killed. */
@@ -237,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
     sbomSyncTimeoutMs: r.integer('SBOM_SYNC_TIMEOUT_MS', 60_000, 100, 600_000),
     sbomMaxOutputBytes: r.integer('SBOM_MAX_OUTPUT_BYTES', 16_777_216, 1_024, 16_777_216),
     resolutionTimeoutMs: r.integer('RESOLUTION_TIMEOUT_MS', 60_000, 100, 600_000),
+    registryConcurrency: r.integer('REGISTRY_CONCURRENCY', 16, 1, 256),
     progressIntervalMs: r.integer('PROGRESS_INTERVAL_MS', 250, 0, 60_000),
     testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering'] as const),
     gitHosts: r.gitHosts('GIT_HOSTS'),

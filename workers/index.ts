@@ -8,6 +8,9 @@ import { ShutdownRequested, type Analyze } from '../src/jobs/runner.js';
 import { JobStore } from '../src/jobs/store.js';
 import type { Logger } from '../src/logger.js';
 import { closeRedis, createRedis } from '../src/redis.js';
+import { registryAnalysis } from '../src/registry/analysis.js';
+import type { NpmOptions } from '../src/registry/npm-options.js';
+import { PgMetadataCache } from '../src/registry/pg-cache.js';
 import { analyze } from '../src/sbom/analyze.js';
 import { PARSER_CONTRACT_VERSION } from '../src/sbom/contract.js';
 import type { QueueHandler } from './handler.js';
@@ -20,6 +23,8 @@ export interface WorkerDeps {
   readonly logger: Logger;
   /** The analysis entry point; replaceable to script failures in tests. */
   readonly analyze?: Analyze;
+  /** npm options instead of the user's npm configuration (tests use a fixture registry). */
+  readonly npmOptions?: NpmOptions;
 }
 
 export interface RunningWorkers {
@@ -43,6 +48,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const store = new JobStore(database.db);
   const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix);
   const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix);
+  const { registry, resolver } = await registryAnalysis({
+    cache: new PgMetadataCache(database.db),
+    resolutionTimeoutMs: config.resolutionTimeoutMs,
+    concurrency: config.registryConcurrency,
+    ...(deps.npmOptions ? { npmOptions: deps.npmOptions } : {}),
+  });
   const handlers: QueueHandler[] = [
     sbomHandler(
       {
@@ -50,7 +61,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         publish: snapshotPublisher(commands, config.redisPrefix, logger),
         logger,
         analyze: deps.analyze ?? analyze,
-        analysis: { maxOutputBytes: config.sbomMaxOutputBytes },
+        analysis: { maxOutputBytes: config.sbomMaxOutputBytes, registry, resolver },
         maxAttempts: config.jobMaxAttempts,
         parserContract: PARSER_CONTRACT_VERSION,
         progressIntervalMs: config.progressIntervalMs,

@@ -17,7 +17,7 @@ export async function runApi(config: Config, logger: Logger): Promise<void> {
     await ensureBootstrapToken(database.db, config.authBootstrapToken);
     logger.info('bootstrap token ensured for account "default"');
   }
-  const services = createApiServices(config, database, logger);
+  const services = await createApiServices(config, database, logger);
   const app = await buildApp({
     config,
     database,

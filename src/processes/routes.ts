@@ -7,6 +7,9 @@ import { createQueue, type SbomJobData, type SbomQueue } from '../jobs/queues.js
 import { JobStore } from '../jobs/store.js';
 import type { Logger } from '../logger.js';
 import { closeRedis, createRedis } from '../redis.js';
+import { registryAnalysis, type RegistryAnalysis } from '../registry/analysis.js';
+import type { NpmOptions } from '../registry/npm-options.js';
+import { PgMetadataCache } from '../registry/pg-cache.js';
 import { healthRoutes } from '../routes/health.js';
 import { lockfileJobRoutes } from '../routes/lockfile-jobs.js';
 import { sbomRoutes } from '../routes/sbom.js';
@@ -14,6 +17,8 @@ import { analyze } from '../sbom/analyze.js';
 
 /** The collaborators of an API process, made once and shared by its routes. */
 export interface ApiServices {
+  /** Registry enrichment and resolution for the synchronous SBOM endpoint. */
+  readonly analysis: RegistryAnalysis;
   readonly commands: Redis;
   readonly subscriber: Redis;
   readonly sbomQueue: SbomQueue;
@@ -22,12 +27,24 @@ export interface ApiServices {
   close(): Promise<void>;
 }
 
-export function createApiServices(config: Config, database: DatabaseHandle, logger: Logger): ApiServices {
+export async function createApiServices(
+  config: Config,
+  database: DatabaseHandle,
+  logger: Logger,
+  npmOptions?: NpmOptions,
+): Promise<ApiServices> {
+  const analysis = await registryAnalysis({
+    cache: new PgMetadataCache(database.db),
+    resolutionTimeoutMs: config.resolutionTimeoutMs,
+    concurrency: config.registryConcurrency,
+    ...(npmOptions ? { npmOptions } : {}),
+  });
   const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-api-commands');
   const subscriber = createRedis(config.redisUrl, 'subscriber', 'pkgscope-api-events');
   const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix);
   const hub = new EventHub(subscriber, config.redisPrefix, logger);
   return {
+    analysis,
     commands,
     subscriber,
     sbomQueue,
@@ -48,7 +65,7 @@ export interface RouteSet {
 
 /** Every route module of the API, wired with its collaborators. */
 export function apiRoutes(config: Config, database: DatabaseHandle, services: ApiServices, logger: Logger): RouteSet {
-  const analysis = { maxOutputBytes: config.sbomMaxOutputBytes };
+  const analysis = { maxOutputBytes: config.sbomMaxOutputBytes, ...services.analysis };
   return {
     publicRoutes: [healthRoutes({ pool: database.pool, pingRedis: () => services.commands.ping() })],
     v1Routes: [

@@ -1,15 +1,14 @@
-import { renderCycloneDx, validateCycloneDx } from './render/cyclonedx.js';
+import { renderCycloneDx } from './render/cyclonedx.js';
 import type { Enricher } from './enrich-types.js';
 import { evidenceOf } from './evidence.js';
 import { detect } from './detect.js';
-import { buildInventory, type Manifest } from './inventory.js';
+import { buildInventory, type StandaloneOutcome, type StandaloneProject } from './inventory.js';
 import { coordinateKey } from './metadata.js';
-import type { ManifestResolution } from './model.js';
-import type { ParsedLockfile } from './parsers/common.js';
 import type { RenderInput } from './render/input.js';
 import { BoundedOutput } from './render/output.js';
 import { renderSpdx } from './render/spdx.js';
 import { renderText } from './render/text.js';
+import { validateCycloneDx } from './validate/cyclonedx.js';
 import { validateSpdx } from './validate/spdx.js';
 import {
   AnalysisError,
@@ -24,10 +23,7 @@ import {
 } from './types.js';
 
 /** Resolves a manifest that no lockfile covers (against the registry), or says why it could not. */
-export type StandaloneResolver = (
-  manifest: Manifest,
-  signal: AbortSignal | undefined,
-) => Promise<ParsedLockfile | { failed: ManifestResolution }>;
+export type StandaloneResolver = (project: StandaloneProject, signal: AbortSignal | undefined) => Promise<StandaloneOutcome>;
 
 export interface AnalyzeDeps {
   /** Registry metadata; without one, components carry only what the lockfiles record. */
@@ -43,8 +39,8 @@ export interface AnalyzeDeps {
 
 const RENDERERS = { cyclonedx: renderCycloneDx, spdx: renderSpdx, text: renderText } as const;
 
-async function validate(format: OutputFormat, document: string): Promise<void> {
-  if (format === 'cyclonedx') await validateCycloneDx(document);
+function validate(format: OutputFormat, document: string): void {
+  if (format === 'cyclonedx') validateCycloneDx(document);
   if (format === 'spdx') validateSpdx(document);
 }
 
@@ -61,19 +57,19 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
     await deps.checkpoint?.(phase);
   };
 
-  const detected = detect(files);
-  if (detected.length === 0) throw new AnalysisError('no_manifest_evidence', 'no manifest or lockfile recognised');
-  counts.manifests_total = detected.filter((d) => d.kind === 'package-json').length;
+  const detection = detect(files);
+  if (detection.files.length === 0) throw new AnalysisError('no_manifest_evidence', 'no manifest or lockfile recognised');
+  counts.manifests_total = detection.files.filter((d) => d.kind === 'package-json').length;
   counts.manifests_done = 0;
   await enter('resolving');
   const resolver = deps.resolver;
   const inventory = await buildInventory(
-    detected,
-    (manifest) =>
+    detection,
+    (project) =>
       resolver
-        ? resolver(manifest, deps.signal)
+        ? resolver(project, deps.signal)
         : Promise.resolve({
-            failed: { manifest: manifest.path, outcome: 'resolution_failed', detail: 'no registry is available to resolve it' },
+            failed: { manifest: project.manifest.path, outcome: 'resolution_failed', detail: 'no registry is available to resolve it' },
           }),
     () => {
       counts.manifests_done = (counts.manifests_done ?? 0) + 1;
@@ -89,7 +85,8 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
 
   const coordinates = new Map<string, { name: string; version: string }>();
   for (const o of inventory.occurrences) {
-    if (o.version !== null && (o.source === 'registry' || o.source === 'tarball' || o.source === 'git')) {
+    // Only registry packages have registry metadata; tarball, git and file sources keep their own.
+    if (o.version !== null && o.source === 'registry') {
       coordinates.set(coordinateKey(o.name, o.version), { name: o.name, version: o.version });
     }
   }
@@ -115,6 +112,6 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
   const out = new BoundedOutput(deps.maxOutputBytes ?? MAX_OUTPUT_BYTES);
   RENDERERS[format](input, out);
   const document = out.toString();
-  await validate(format, document);
+  validate(format, document);
   return { document, mediaType: MEDIA_TYPES[format], byteSize: out.byteSize, counts: { ...counts } };
 }

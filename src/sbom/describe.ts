@@ -35,23 +35,21 @@ function tryExpression(text: string): string | null {
 export function normalizeLicense(raw: string | null | undefined): NormalizedLicense | null {
   const text = raw?.trim();
   if (text === undefined || text === '') return null;
+  // npm's own words, never to be "corrected": UNLICENSED means proprietary (not the Unlicense).
+  if (/^UNLICENSED$/i.test(text) || /^SEE LICEN[CS]E IN /i.test(text)) return { kind: 'named', name: text };
   const direct = tryExpression(text);
   if (direct !== null) return { kind: 'expression', expression: direct };
-  const corrected = spdxCorrect(text, { upgrade: true });
-  if (corrected !== null) {
-    const expression = tryExpression(corrected);
-    if (expression !== null) return { kind: 'expression', expression };
-  }
-  // Compound declarations with a misspelt member: correct each operand separately.
+  // Compound declarations with a misspelt member: correct each operand on its own (correcting
+  // the whole text would keep one operand and silently drop the others).
   const parts = text.replace(/^\((.*)\)$/, '$1').split(/\s+(OR|AND)\s+/i);
   if (parts.length > 1) {
     const fixed = parts.map((part, i) => (i % 2 === 1 ? part.toUpperCase() : spdxCorrect(part, { upgrade: true })));
-    if (fixed.every((p) => p !== null)) {
-      const expression = tryExpression(fixed.join(' '));
-      if (expression !== null) return { kind: 'expression', expression };
-    }
+    const expression = fixed.every((p) => p !== null) ? tryExpression(fixed.join(' ')) : null;
+    return expression === null ? { kind: 'named', name: text } : { kind: 'expression', expression };
   }
-  return { kind: 'named', name: text };
+  const corrected = spdxCorrect(text, { upgrade: true });
+  const expression = corrected === null ? null : tryExpression(corrected);
+  return expression === null ? { kind: 'named', name: text } : { kind: 'expression', expression };
 }
 
 export interface Checksum {

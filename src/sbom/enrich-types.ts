@@ -21,3 +21,14 @@ export interface Enricher {
     signal: AbortSignal | undefined,
   ): Promise<EnrichmentResult>;
 }
+
+/** Reads one package version's metadata from a registry; null when the registry has no such version. */
+export interface MetadataClient {
+  fetch(name: string, version: string, signal?: AbortSignal): Promise<PackageMetadata | null>;
+}
+
+/** Where fetched metadata is kept between analyses (Postgres in the service, disk in the CLI). */
+export interface MetadataCache {
+  getMany(keys: readonly string[]): Promise<Map<string, PackageMetadata>>;
+  setMany(entries: ReadonlyMap<string, PackageMetadata>): Promise<void>;
+}

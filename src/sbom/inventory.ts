@@ -1,128 +1,147 @@
-import type { DetectedFile } from './detect.js';
-import { emptyInventory, type Declaration, type Inventory, type Occurrence } from './model.js';
-import { dirname, joinPath, lockfileRef, type ParsedLockfile } from './parsers/common.js';
+import picomatch from 'picomatch';
+import type { Detection, DetectedFile } from './detect.js';
+import { declarationsOf, readManifest, type Manifest } from './manifest.js';
+import { emptyInventory, type Inventory, type ManifestResolution } from './model.js';
+import { parseBunLock } from './parsers/bun-lock.js';
+import { dirname, joinPath, type ParseContext, type ParsedLockfile } from './parsers/common.js';
 import { parseNpmLock } from './parsers/npm-lock.js';
+import { parsePnpmLock } from './parsers/pnpm-lock.js';
+import { parseYarnLock } from './parsers/yarn-lock.js';
+import { deriveScopes, rangeMismatches } from './scopes.js';
 
-export interface Manifest {
-  readonly path: string;
-  readonly name: string | null;
-  readonly version: string | null;
-  readonly dependencies: Readonly<Record<string, string>>;
-  readonly devDependencies: Readonly<Record<string, string>>;
-  readonly optionalDependencies: Readonly<Record<string, string>>;
-  readonly peerDependencies: Readonly<Record<string, string>>;
-  readonly workspaces: readonly string[];
-  readonly raw: Readonly<Record<string, unknown>>;
+/** A manifest no lockfile covers, with the workspace members it declares (resolved together). */
+export interface StandaloneProject {
+  readonly manifest: Manifest;
+  readonly members: readonly Manifest[];
 }
 
-function stringMap(value: unknown): Record<string, string> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
-  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
-}
+export type StandaloneOutcome = ParsedLockfile | { readonly failed: ManifestResolution };
 
-export function readManifest(path: string, data: unknown): Manifest {
-  const raw = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
-  const ws = raw['workspaces'];
-  const workspaces = Array.isArray(ws)
-    ? ws
-    : typeof ws === 'object' && ws !== null && Array.isArray((ws as { packages?: unknown }).packages)
-      ? (ws as { packages: unknown[] }).packages
-      : [];
-  return {
-    path,
-    name: typeof raw['name'] === 'string' ? raw['name'] : null,
-    version: typeof raw['version'] === 'string' ? raw['version'] : null,
-    dependencies: stringMap(raw['dependencies']),
-    devDependencies: stringMap(raw['devDependencies']),
-    optionalDependencies: stringMap(raw['optionalDependencies']),
-    peerDependencies: stringMap(raw['peerDependencies']),
-    workspaces: workspaces.filter((w): w is string => typeof w === 'string'),
-    raw,
-  };
-}
+type LockfileFile = Exclude<DetectedFile, { kind: 'package-json' } | { kind: 'pnpm-workspace' }>;
 
-export function declarationsOf(manifest: Manifest): Declaration[] {
-  const kinds = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
-  return kinds.flatMap((kind) =>
-    Object.entries(manifest[kind]).map(([name, range]) => ({ manifest: manifest.path, name, range, kind })),
-  );
-}
-
-/** Resolves a manifest no lockfile covers; supplied by the caller (the registry lives outside). */
-export type ManifestResolver = (manifest: Manifest) => Promise<ParsedLockfile>;
-
-/**
- * Parses every lockfile, associates each manifest with the lockfile covering it (same folder,
- * or a workspace member under a root lockfile) and resolves the manifests left over.
- */
-export async function buildInventory(
-  detected: readonly DetectedFile[],
-  resolveStandalone: (manifest: Manifest) => Promise<ParsedLockfile | { failed: Inventory['resolutions'][number] }>,
-  onManifestDone: () => void,
-): Promise<Inventory> {
-  const inventory = emptyInventory();
-  const manifests = detected.filter((d) => d.kind === 'package-json').map((d) => readManifest(d.path, d.data));
-  const covered = new Set<string>();
-
-  for (const file of detected) {
-    if (file.kind !== 'npm-lock') continue;
-    const parsed = parseNpmLock(file.path, file.data as Parameters<typeof parseNpmLock>[1]);
-    const dir = dirname(file.path);
-    const byPath = new Map(parsed.occurrences.map((o) => [o.installPath, o]));
-    for (const manifest of manifests) {
-      const mdir = dirname(manifest.path);
-      const inside = dir === '' || mdir === dir || mdir.startsWith(`${dir}/`);
-      if (!inside || covered.has(manifest.path)) continue;
-      const key = dir === '' ? mdir : mdir.slice(dir.length + 1).replace(/^\//, '');
-      const occurrence = byPath.get(key);
-      const isRoot = key === '';
-      if (!isRoot && (occurrence === undefined || occurrence.source !== 'workspace')) continue;
-      covered.add(manifest.path);
-      inventory.associations.push({ manifest: manifest.path, lockfile: file.path, role: isRoot ? 'root' : 'workspace' });
-      inventory.resolutions.push({ manifest: manifest.path, outcome: 'lockfile', detail: null });
-      if (isRoot && parsed.record.version === '1') refineV1Root(parsed, manifest, file.path);
-      onManifestDone();
-    }
-    addParsed(inventory, parsed);
+function parseLockfile(file: LockfileFile, ctx: ParseContext): ParsedLockfile {
+  switch (file.kind) {
+    case 'npm-lock':
+      return parseNpmLock(ctx, file.data);
+    case 'yarn-lock':
+      return parseYarnLock(ctx, file.content);
+    case 'pnpm-lock':
+      return parsePnpmLock(ctx, file.content);
+    case 'bun-lock':
+      return parseBunLock(ctx, file.data);
   }
-
-  for (const manifest of manifests) {
-    if (covered.has(manifest.path)) continue;
-    inventory.associations.push({ manifest: manifest.path, lockfile: null, role: 'standalone' });
-    const outcome = await resolveStandalone(manifest);
-    if ('failed' in outcome) {
-      inventory.resolutions.push(outcome.failed);
-      inventory.declarations.push(...declarationsOf(manifest));
-    } else {
-      inventory.resolutions.push({ manifest: manifest.path, outcome: 'resolved', detail: null });
-      addParsed(inventory, outcome);
-    }
-    onManifestDone();
-  }
-  return inventory;
 }
 
-function addParsed(inventory: Inventory, parsed: ParsedLockfile): void {
+/** Uploaded manifests under `dir`, keyed by their folder relative to it. */
+function manifestsUnder(dir: string, manifests: readonly Manifest[]): Map<string, Manifest> {
+  const result = new Map<string, Manifest>();
+  for (const m of manifests) {
+    const mdir = dirname(m.path);
+    if (dir === '') result.set(mdir, m);
+    else if (mdir === dir) result.set('', m);
+    else if (mdir.startsWith(`${dir}/`)) result.set(mdir.slice(dir.length + 1), m);
+  }
+  return result;
+}
+
+function addParsed(inventory: Inventory, parsed: ParsedLockfile, fromLockfile: boolean): void {
+  if (!parsed.scopesRecorded) deriveScopes(parsed.occurrences, parsed.roots);
   inventory.occurrences.push(...parsed.occurrences);
   inventory.roots.push(...parsed.roots);
   inventory.notices.push(...parsed.notices);
-  inventory.lockfiles.push(parsed.record);
+  if (fromLockfile) inventory.lockfiles.push(parsed.record);
+  inventory.declarations.push(...parsed.unresolved);
 }
 
-/** lockfileVersion 1 lacks the root's requirements; the manifest beside it supplies them. */
-function refineV1Root(parsed: ParsedLockfile, manifest: Manifest, lockfile: string): void {
-  const index = parsed.occurrences.findIndex((o) => o.ref === lockfileRef(lockfile, ''));
-  const found = parsed.occurrences[index];
-  if (!found) return;
-  const root: Occurrence = { ...found, name: manifest.name ?? found.name, version: manifest.version ?? found.version };
-  parsed.occurrences[index] = root;
-  const byPath = new Map<string, Occurrence>(parsed.occurrences.map((o) => [o.installPath, o]));
-  const names = new Set([
-    ...Object.keys(manifest.dependencies),
-    ...Object.keys(manifest.devDependencies),
-    ...Object.keys(manifest.optionalDependencies),
-  ]);
-  root.dependencies = [...names]
-    .map((n) => byPath.get(joinPath('', `node_modules/${n}`))?.ref)
-    .filter((r): r is string => r !== undefined);
+/**
+ * Parses every lockfile, associates each manifest with the nearest lockfile covering it (same
+ * folder, or a workspace member under a root lockfile) and resolves the manifests left over.
+ */
+export async function buildInventory(
+  detection: Detection,
+  resolveStandalone: (project: StandaloneProject) => Promise<StandaloneOutcome>,
+  onManifestDone: () => void,
+): Promise<Inventory> {
+  const inventory = emptyInventory();
+  for (const u of detection.unreadable) inventory.notices.push(`${u.path}: ${u.reason}`);
+  const manifests = detection.files.flatMap((f) => (f.kind === 'package-json' ? [readManifest(f.path, f.data)] : []));
+  const lockfiles = detection.files.filter((f): f is LockfileFile => f.kind !== 'package-json' && f.kind !== 'pnpm-workspace');
+
+  // Nearest lockfile first: a member's own lockfile wins over its workspace root's.
+  const coverage = new Map<string, { lockfile: string; role: 'root' | 'workspace'; depth: number }>();
+  const parsedFiles: ParsedLockfile[] = [];
+  for (const file of lockfiles) {
+    const dir = dirname(file.path);
+    let parsed: ParsedLockfile;
+    try {
+      parsed = parseLockfile(file, { path: file.path, dir, manifests: manifestsUnder(dir, manifests) });
+    } catch (error) {
+      inventory.notices.push(`${file.path} could not be parsed (${error instanceof Error ? error.message.split('\n')[0] : 'unknown error'})`);
+      continue;
+    }
+    parsedFiles.push(parsed);
+    for (const c of parsed.covers) {
+      const manifestPath = joinPath(joinPath(dir, c.dir), 'package.json');
+      const depth = dir === '' ? 0 : dir.split('/').length;
+      const current = coverage.get(manifestPath);
+      if (!current || depth > current.depth) coverage.set(manifestPath, { lockfile: file.path, role: c.role, depth });
+    }
+  }
+  for (const parsed of parsedFiles) addParsed(inventory, parsed, true);
+
+  const standalone: Manifest[] = [];
+  for (const manifest of manifests) {
+    const covered = coverage.get(manifest.path);
+    if (covered) {
+      inventory.associations.push({ manifest: manifest.path, lockfile: covered.lockfile, role: covered.role });
+      inventory.resolutions.push({ manifest: manifest.path, outcome: 'lockfile', detail: null });
+      onManifestDone();
+    } else {
+      standalone.push(manifest);
+    }
+  }
+
+  for (const project of groupStandalone(standalone)) {
+    const outcome = await resolveStandalone(project);
+    const all = [project.manifest, ...project.members];
+    for (const m of all) {
+      inventory.associations.push({ manifest: m.path, lockfile: null, role: m === project.manifest ? 'standalone' : 'workspace' });
+    }
+    if ('failed' in outcome) {
+      for (const m of all) {
+        inventory.resolutions.push({ ...outcome.failed, manifest: m.path });
+        inventory.declarations.push(...declarationsOf(m));
+      }
+    } else {
+      for (const m of all) inventory.resolutions.push({ manifest: m.path, outcome: 'resolved', detail: null });
+      addParsed(inventory, outcome, false);
+    }
+    for (let i = 0; i < all.length; i++) onManifestDone();
+  }
+  inventory.notices.push(...rangeMismatches(inventory.occurrences));
+  return inventory;
+}
+
+/** Standalone manifests, each workspace root together with the members its globs select. */
+function groupStandalone(manifests: readonly Manifest[]): StandaloneProject[] {
+  const claimed = new Set<Manifest>();
+  const projects: StandaloneProject[] = [];
+  const byDepth = [...manifests].sort((a, b) => a.path.split('/').length - b.path.split('/').length);
+  for (const manifest of byDepth) {
+    if (claimed.has(manifest)) continue;
+    claimed.add(manifest);
+    const dir = dirname(manifest.path);
+    const members: Manifest[] = [];
+    if (manifest.workspaces.length > 0) {
+      const isMember = picomatch(manifest.workspaces.map((g) => joinPath(dir, g.replace(/\/+$/, ''))));
+      for (const other of byDepth) {
+        if (!claimed.has(other) && isMember(dirname(other.path))) {
+          claimed.add(other);
+          members.push(other);
+        }
+      }
+    }
+    projects.push({ manifest, members });
+  }
+  return projects;
 }

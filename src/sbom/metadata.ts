@@ -20,3 +20,61 @@ export const EMPTY_METADATA: PackageMetadata = {
 export function coordinateKey(name: string, version: string): string {
   return `${name}@${version}`;
 }
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `{name, email}` or "Name <email> (url)" → "Name <email>". */
+function person(value: unknown): string | null {
+  if (typeof value === 'string') return text(value.replace(/\s*\([^)]*\)\s*$/, ''));
+  if (!isRecord(value)) return null;
+  const name = text(value['name']);
+  const email = text(value['email']);
+  if (name === null) return email;
+  return email === null ? name : `${name} <${email}>`;
+}
+
+/** A repository field as a URL: `git+https://…`, `{url}`, or `github:owner/repo` shorthand. */
+export function repositoryUrl(value: unknown): string | null {
+  const raw = isRecord(value) ? text(value['url']) : text(value);
+  if (raw === null) return null;
+  const shorthand = /^(github|gitlab|bitbucket):([\w.-]+\/[\w.-]+)$/.exec(raw);
+  if (shorthand?.[1] && shorthand[2]) {
+    const host = { github: 'github.com', gitlab: 'gitlab.com', bitbucket: 'bitbucket.org' }[shorthand[1]];
+    return host === undefined ? raw : `https://${host}/${shorthand[2]}`;
+  }
+  if (/^[\w.-]+\/[\w.-]+$/.test(raw)) return `https://github.com/${raw}`;
+  return raw;
+}
+
+/** A license field in any of its historical shapes, as one string (several become an OR). */
+export function licenseField(doc: Record<string, unknown>): string | null {
+  const license = doc['license'];
+  if (typeof license === 'string') return text(license);
+  if (isRecord(license)) return text(license['type']);
+  const legacy = doc['licenses'];
+  if (Array.isArray(legacy)) {
+    const types = legacy.map((l) => (isRecord(l) ? text(l['type']) : text(l))).filter((t): t is string => t !== null);
+    if (types.length === 1) return types[0] ?? null;
+    if (types.length > 1) return `(${types.join(' OR ')})`;
+  }
+  return null;
+}
+
+/** The facts of a registry version document (`GET /<name>/<version>` or a packument's version). */
+export function metadataFromManifest(doc: unknown): PackageMetadata {
+  if (!isRecord(doc)) return EMPTY_METADATA;
+  return {
+    license: licenseField(doc),
+    description: text(doc['description']),
+    homepage: text(doc['homepage']),
+    repository: repositoryUrl(doc['repository']),
+    author: person(doc['author']),
+    deprecated: text(doc['deprecated']),
+  };
+}

@@ -6,6 +6,19 @@
 
 export type OccurrenceSource = 'registry' | 'tarball' | 'git' | 'file' | 'link' | 'workspace' | 'root';
 
+/**
+ * How a dependency was declared: it decides whether what it pulls in is dev or optional.
+ * `peerOptional` (an optional peer) resolves to a package but never causes its installation.
+ */
+export type EdgeKind = 'prod' | 'dev' | 'optional' | 'peer' | 'peerOptional';
+
+export interface Edge {
+  readonly ref: string;
+  readonly kind: EdgeKind;
+  /** The declared range, when known, to check the lockfile against. */
+  readonly range?: string;
+}
+
 export interface Occurrence {
   /** Unique within one analysis; used as the CycloneDX bom-ref and the SPDX id seed. */
   readonly ref: string;
@@ -13,7 +26,7 @@ export interface Occurrence {
   readonly name: string;
   readonly version: string | null;
   /** The name the package is installed and required under, when it differs from `name`. */
-  readonly alias: string | null;
+  alias: string | null;
   /** Where the lockfile places it (e.g. `node_modules/a/node_modules/b`), or the lockfile's own key. */
   readonly installPath: string;
   /** Path of the lockfile (or manifest, when resolved) that recorded it. */
@@ -22,13 +35,15 @@ export interface Occurrence {
   readonly resolved: string | null;
   /** Subresource-integrity string as recorded (possibly several space-separated hashes). */
   readonly integrity: string | null;
-  readonly dev: boolean;
-  readonly optional: boolean;
+  /** Only development dependencies lead to it (it does not ship). */
+  dev: boolean;
+  /** Only optional dependencies lead to it (it may be absent). */
+  optional: boolean;
   readonly peer: boolean;
   /** License as the lockfile records it (package-lock v2+), before normalisation. */
   readonly license: string | null;
-  /** Refs of the occurrences this one's declared dependencies resolve to. */
-  dependencies: string[];
+  /** The occurrences this one's declared dependencies resolve to. */
+  dependencies: Edge[];
   /** Extra facts (cpu/os restrictions, bundled, deprecation) carried into properties. */
   readonly facts: Readonly<Record<string, string>>;
 }

@@ -13,4 +13,4 @@ export function upload(folder: string, names: readonly string[]): InputFile[] {
   return names.map((name) => ({ path: name, content: fixture(`${folder}/${name}`) }));
 }
 
-export const SMALL_NPM = (): InputFile[] => upload('npm/small', ['package.json', 'package-lock.json']);
+export const SMALL_NPM = (): InputFile[] => upload('lockfiles/small/npm3', ['package.json', 'package-lock.json']);

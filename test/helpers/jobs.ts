@@ -8,6 +8,7 @@ import { apiRoutes, createApiServices, type ApiServices } from '../../src/proces
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { testConfig } from './app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { anyPackage, startFixtureRegistry, type FixtureRegistry } from './registry.js';
 
 /** Fast timings for job tests; individual tests override what they exercise. */
 export const FAST_JOB_ENV: Record<string, string> = {
@@ -27,6 +28,8 @@ export interface JobsHarness {
   readonly database: TestDatabase;
   readonly services: ApiServices;
   readonly logger: Logger;
+  /** The fixture registry the harness's analyses use (any coordinate answers as MIT). */
+  readonly registry: FixtureRegistry;
   token(account?: string): Promise<string>;
   /** Starts in-process workers on the same database and Redis prefix. */
   startWorkers(overrides?: Partial<Config>, analyze?: Analyze): Promise<RunningWorkers>;
@@ -43,7 +46,9 @@ export async function startJobsHarness(env: Record<string, string> = {}): Promis
     ...env,
   });
   const logger = createLogger('silent');
-  const services = createApiServices(config, database, logger);
+  const registry = await startFixtureRegistry({ fallback: anyPackage });
+  const npmOptions = await registry.npmOptions();
+  const services = await createApiServices(config, database, logger, npmOptions);
   const app = await buildApp({
     config,
     database,
@@ -59,12 +64,19 @@ export async function startJobsHarness(env: Record<string, string> = {}): Promis
     database,
     services,
     logger,
+    registry,
     token: async (account = 'jobs') => {
       const id = await ensureAccount(database.db, account);
       return (await createToken(database.db, id)).token;
     },
     startWorkers: async (overrides = {}, analyze?: Analyze) => {
-      const running = await startWorkers({ config: { ...config, ...overrides }, database, logger, ...(analyze ? { analyze } : {}) });
+      const running = await startWorkers({
+        config: { ...config, ...overrides },
+        database,
+        logger,
+        npmOptions,
+        ...(analyze ? { analyze } : {}),
+      });
       workers.push(running);
       return running;
     },
@@ -77,6 +89,7 @@ export async function startJobsHarness(env: Record<string, string> = {}): Promis
       await app.close();
       await deleteRedisKeys(services, config.redisPrefix).catch(() => undefined);
       await services.close();
+      await registry.close();
       await database.drop();
     },
   };

@@ -35,6 +35,8 @@ describe('worker crash', () => {
     REDIS_URL: h.config.redisUrl,
     REDIS_PREFIX: h.config.redisPrefix,
     JOB_LOCK_MS: '1500',
+    // npm's own configuration, read from the environment like any npmrc setting.
+    npm_config_registry: `${h.registry.url}/`,
     PROGRESS_INTERVAL_MS: '0',
     ...extra,
   });

@@ -1,3 +1,4 @@
 export * from './accounts.js';
 export * from './settings.js';
 export * from './jobs.js';
+export * from './registry.js';

@@ -1,16 +1,62 @@
-import type { LockfileRecord, Occurrence, OccurrenceSource } from '../model.js';
+import type { Manifest } from '../manifest.js';
+import type { Declaration, Edge, EdgeKind, LockfileRecord, Occurrence, OccurrenceSource } from '../model.js';
 
-/** What a lockfile parser returns: its occurrences (roots included) and what it noticed. */
+/** What a parser is given: the lockfile and the uploaded manifests of its folder and below. */
+export interface ParseContext {
+  /** Upload path of the lockfile. */
+  readonly path: string;
+  /** Its folder ('' at the top of the upload). */
+  readonly dir: string;
+  /** Uploaded manifests under `dir`, keyed by their folder relative to `dir` ('' is the root). */
+  readonly manifests: ReadonlyMap<string, Manifest>;
+}
+
+/** A manifest folder the lockfile covers, relative to the lockfile's folder. */
+export interface Coverage {
+  readonly dir: string;
+  readonly role: 'root' | 'workspace';
+}
+
+/** What a lockfile parser returns. */
 export interface ParsedLockfile {
   readonly occurrences: Occurrence[];
   /** Refs of the project root and workspace members among `occurrences`. */
   readonly roots: string[];
   readonly notices: string[];
   readonly record: LockfileRecord;
+  readonly covers: Coverage[];
+  /** Whether the lockfile records dev/optional itself (else they are derived from the graph). */
+  readonly scopesRecorded: boolean;
+  /** Requirements of covered manifests the lockfile has no entry for. */
+  readonly unresolved: Declaration[];
 }
 
 export function joinPath(dir: string, rest: string): string {
-  return dir === '' ? rest : `${dir}/${rest}`;
+  if (dir === '' || dir === '.') return rest;
+  if (rest === '' || rest === '.') return dir;
+  return `${dir}/${rest}`;
+}
+
+export function dirname(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash === -1 ? '' : path.slice(0, slash);
+}
+
+export function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** Normalises `./a/../b` style relative paths; null when they leave the top. */
+export function normalizeRelative(path: string): string | null {
+  const out: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length === 0) return null;
+      out.pop();
+    } else out.push(part);
+  }
+  return out.join('/');
 }
 
 /** A bom-ref unique across every lockfile of one analysis: the lockfile path and the entry key. */
@@ -28,11 +74,24 @@ export function packageNameFromPath(path: string): string | null {
   return parts[0] ?? null;
 }
 
+/** `name@range` → [name, range], scoped names included; the range may be empty. */
+export function splitDescriptor(descriptor: string): [string, string] {
+  const at = descriptor.indexOf('@', descriptor.startsWith('@') ? 1 : 0);
+  return at === -1 ? [descriptor, ''] : [descriptor.slice(0, at), descriptor.slice(at + 1)];
+}
+
+/** `npm:real@range` (an alias specifier) → [real, range]; null for anything else. */
+export function aliasTarget(spec: string): [string, string] | null {
+  if (!spec.startsWith('npm:')) return null;
+  const [name, range] = splitDescriptor(spec.slice(4));
+  return name === '' ? null : [name, range];
+}
+
 /** The kind of source a version specifier or resolved URL points at. */
 export function classifySpec(spec: string): OccurrenceSource {
   const s = spec.trim();
   if (/^(git\+|git:|github:|gitlab:|bitbucket:|ssh:\/\/git@)/.test(s) || /\.git(#|$)/.test(s)) return 'git';
-  if (s.startsWith('link:')) return 'link';
+  if (s.startsWith('link:') || s.startsWith('portal:')) return 'link';
   if (s.startsWith('file:') || s.startsWith('./') || s.startsWith('../') || s.startsWith('/')) return 'file';
   if (s.startsWith('workspace:')) return 'workspace';
   if (/^https?:\/\//.test(s)) return /\/-\/[^/]+\.tgz(\?|#|$)/.test(s) ? 'registry' : 'tarball';
@@ -41,11 +100,80 @@ export function classifySpec(spec: string): OccurrenceSource {
   return 'registry';
 }
 
-export function dirname(path: string): string {
-  const slash = path.lastIndexOf('/');
-  return slash === -1 ? '' : path.slice(0, slash);
+export interface OccurrenceInit {
+  readonly ref: string;
+  readonly name: string;
+  readonly version: string | null;
+  readonly installPath: string;
+  readonly lockfile: string;
+  readonly source: OccurrenceSource;
+  readonly alias?: string | null;
+  readonly resolved?: string | null;
+  readonly integrity?: string | null;
+  readonly dev?: boolean;
+  readonly optional?: boolean;
+  readonly peer?: boolean;
+  readonly license?: string | null;
+  readonly facts?: Record<string, string>;
 }
 
-export function basename(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
+export function occurrence(init: OccurrenceInit): Occurrence {
+  return {
+    alias: null,
+    resolved: null,
+    integrity: null,
+    dev: false,
+    optional: false,
+    peer: false,
+    license: null,
+    facts: {},
+    ...init,
+    dependencies: [],
+  };
+}
+
+/** A project root or workspace member, from its manifest when uploaded. */
+export function projectOccurrence(
+  ctx: ParseContext,
+  key: string,
+  relDir: string,
+  source: 'root' | 'workspace',
+  fallbackName: string,
+  fallbackVersion: string | null = null,
+): Occurrence {
+  const manifest = ctx.manifests.get(relDir);
+  return occurrence({
+    ref: lockfileRef(ctx.path, key),
+    name: manifest?.name ?? fallbackName,
+    version: manifest?.version ?? fallbackVersion,
+    installPath: key,
+    lockfile: ctx.path,
+    source,
+    license: manifest?.license ?? null,
+  });
+}
+
+/** Adds an edge once per target (the first declaration wins), never to itself. */
+export function addEdge(from: Occurrence, to: Occurrence, kind: EdgeKind, range: string | null = null): void {
+  if (from === to || from.dependencies.some((e) => e.ref === to.ref)) return;
+  const edge: Edge = range === null ? { ref: to.ref, kind } : { ref: to.ref, kind, range };
+  from.dependencies.push(edge);
+}
+
+export function lockfileRecord(path: string, kind: string, version: string | null, occurrences: Occurrence[], roots: string[]): LockfileRecord {
+  return { path, kind, version, entries: occurrences.length - roots.length };
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function stringRecord(value: unknown): Record<string, string> {
+  if (!isObject(value)) return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v === 'string') out[k] = v;
+    else if (typeof v === 'number') out[k] = String(v);
+  }
+  return out;
 }

@@ -1,9 +1,25 @@
-import type { Occurrence, OccurrenceSource } from '../model.js';
-import { classifySpec, joinPath, lockfileRef, packageNameFromPath, type ParsedLockfile } from './common.js';
+import { declaredDependencies } from '../manifest.js';
+import type { Declaration, EdgeKind, Occurrence } from '../model.js';
+import {
+  addEdge,
+  aliasTarget,
+  classifySpec,
+  isObject,
+  joinPath,
+  lockfileRecord,
+  lockfileRef,
+  occurrence,
+  packageNameFromPath,
+  projectOccurrence,
+  type Coverage,
+  type ParseContext,
+  type ParsedLockfile,
+} from './common.js';
 
 /**
  * package-lock.json and npm-shrinkwrap.json, lockfileVersion 1 (nested `dependencies`),
- * 2 and 3 (flat `packages` keyed by install path). Version 2 carries both; `packages` wins.
+ * 2 and 3 (flat `packages` keyed by install path; 2 also carries the v1 tree, `packages` wins).
+ * npm records dev/optional/peer flags itself, so they are taken as written.
  */
 
 interface V2Entry {
@@ -39,7 +55,7 @@ interface V1Entry {
   readonly dependencies?: Readonly<Record<string, V1Entry>>;
 }
 
-interface PackageLock {
+export interface PackageLock {
   readonly name?: string;
   readonly version?: string;
   readonly lockfileVersion?: number;
@@ -48,25 +64,13 @@ interface PackageLock {
 }
 
 export function isPackageLock(value: unknown): value is PackageLock {
-  if (typeof value !== 'object' || value === null) return false;
-  const lock = value as Record<string, unknown>;
-  return typeof lock['lockfileVersion'] === 'number' && (isObject(lock['packages']) || isObject(lock['dependencies']));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isObject(value) && typeof value['lockfileVersion'] === 'number' && (isObject(value['packages']) || isObject(value['dependencies']));
 }
 
 function licenseText(value: unknown): string | null {
   if (typeof value === 'string' && value.trim() !== '') return value.trim();
   if (isObject(value) && typeof value['type'] === 'string') return value['type'];
   return null;
-}
-
-function sourceOf(resolved: string | undefined, key: string, isWorkspace: boolean): OccurrenceSource {
-  if (isWorkspace) return 'workspace';
-  if (resolved === undefined) return key.includes('node_modules/') ? 'registry' : 'file';
-  return classifySpec(resolved);
 }
 
 /** Every directory from `dir` up to the root (''), nearest first. */
@@ -82,7 +86,7 @@ function ancestors(dir: string): string[] {
 }
 
 /** Node's module resolution over install paths: the nearest `node_modules/<name>` above `from`. */
-function resolveFrom<T>(entries: ReadonlyMap<string, T>, from: string, name: string): string | null {
+export function resolveInstallPath(entries: ReadonlyMap<string, unknown>, from: string, name: string): string | null {
   for (const dir of ancestors(from)) {
     const candidate = joinPath(dir, `node_modules/${name}`);
     if (entries.has(candidate)) return candidate;
@@ -90,20 +94,31 @@ function resolveFrom<T>(entries: ReadonlyMap<string, T>, from: string, name: str
   return null;
 }
 
-export function parseNpmLock(path: string, lock: PackageLock): ParsedLockfile {
+export function parseNpmLock(ctx: ParseContext, lock: PackageLock): ParsedLockfile {
   const version = lock.lockfileVersion ?? 1;
-  if (isObject(lock.packages) && version >= 2) return parsePackages(path, lock, lock.packages);
-  return parseV1(path, lock);
+  if (isObject(lock.packages) && version >= 2) return parsePackages(ctx, lock, lock.packages);
+  return parseV1(ctx, lock);
 }
 
-function parsePackages(path: string, lock: PackageLock, packages: Readonly<Record<string, V2Entry>>): ParsedLockfile {
+function declaredOf(entry: V2Entry, isProject: boolean): [string, string, EdgeKind][] {
+  const out: [string, string, EdgeKind][] = [];
+  for (const [n, r] of Object.entries(entry.optionalDependencies ?? {})) out.push([n, r, 'optional']);
+  for (const [n, r] of Object.entries(entry.dependencies ?? {})) out.push([n, r, 'prod']);
+  for (const [n, r] of Object.entries(entry.peerDependencies ?? {})) {
+    out.push([n, r, entry.peerDependenciesMeta?.[n]?.optional === true ? 'peerOptional' : 'peer']);
+  }
+  // devDependencies are installed only for the project itself and its workspaces.
+  if (isProject) for (const [n, r] of Object.entries(entry.devDependencies ?? {})) out.push([n, r, 'dev']);
+  return out;
+}
+
+function parsePackages(ctx: ParseContext, lock: PackageLock, packages: Readonly<Record<string, V2Entry>>): ParsedLockfile {
   const entries = new Map(Object.entries(packages));
   const notices: string[] = [];
-  /** A link entry (`node_modules/x` → `packages/x`) stands for its target. */
+  const unresolved: Declaration[] = [];
   const target = (key: string): string => {
     const entry = entries.get(key);
-    if (entry?.link === true && typeof entry.resolved === 'string') return entry.resolved;
-    return key;
+    return entry?.link === true && typeof entry.resolved === 'string' ? entry.resolved : key;
   };
   const linkTargets = new Set<string>();
   for (const entry of entries.values()) {
@@ -113,62 +128,62 @@ function parsePackages(path: string, lock: PackageLock, packages: Readonly<Recor
   const occurrences: Occurrence[] = [];
   const byKey = new Map<string, Occurrence>();
   const roots: string[] = [];
+  const covers: Coverage[] = [];
   for (const [key, entry] of entries) {
     if (entry.link === true) continue;
     const isRoot = key === '';
     const isWorkspace = !isRoot && !key.includes('node_modules/') && linkTargets.has(key);
     const installedAs = packageNameFromPath(key);
-    const name = entry.name ?? installedAs ?? (isRoot ? (lock.name ?? 'root') : key);
-    const facts: Record<string, string> = {};
-    if (entry.inBundle === true) facts['bundled'] = 'true';
-    if (entry.os) facts['os'] = entry.os.join(',');
-    if (entry.cpu) facts['cpu'] = entry.cpu.join(',');
-    if (entry.deprecated) facts['deprecated'] = entry.deprecated;
-    const occurrence: Occurrence = {
-      ref: lockfileRef(path, key),
-      name,
-      version: entry.version ?? (isRoot ? (lock.version ?? null) : null),
-      alias: installedAs !== null && entry.name !== undefined && entry.name !== installedAs ? installedAs : null,
-      installPath: key,
-      lockfile: path,
-      source: isRoot ? 'root' : sourceOf(entry.resolved, key, isWorkspace),
-      resolved: entry.resolved ?? null,
-      integrity: entry.integrity ?? null,
-      dev: entry.dev === true || entry.devOptional === true,
-      optional: entry.optional === true || entry.devOptional === true,
-      peer: entry.peer === true,
-      license: licenseText(entry.license),
-      dependencies: [],
-      facts,
-    };
-    occurrences.push(occurrence);
-    byKey.set(key, occurrence);
-    if (isRoot || isWorkspace) roots.push(occurrence.ref);
+    let o: Occurrence;
+    if (isRoot || isWorkspace) {
+      o = projectOccurrence(ctx, key, key, isRoot ? 'root' : 'workspace', entry.name ?? lock.name ?? (key || 'root'), entry.version ?? null);
+      roots.push(o.ref);
+      covers.push({ dir: key, role: isRoot ? 'root' : 'workspace' });
+    } else {
+      const facts: Record<string, string> = {};
+      if (entry.inBundle === true) facts['bundled'] = 'true';
+      if (entry.os) facts['os'] = entry.os.join(',');
+      if (entry.cpu) facts['cpu'] = entry.cpu.join(',');
+      if (entry.deprecated !== undefined) facts['deprecated'] = entry.deprecated;
+      const name = entry.name ?? installedAs ?? key;
+      o = occurrence({
+        ref: lockfileRef(ctx.path, key),
+        name,
+        version: entry.version ?? null,
+        alias: installedAs !== null && installedAs !== name ? installedAs : null,
+        installPath: key,
+        lockfile: ctx.path,
+        source: entry.resolved === undefined ? (key.includes('node_modules/') ? 'registry' : 'file') : classifySpec(entry.resolved),
+        resolved: entry.resolved ?? null,
+        integrity: entry.integrity ?? null,
+        dev: entry.dev === true || entry.devOptional === true,
+        optional: entry.optional === true || entry.devOptional === true,
+        peer: entry.peer === true,
+        license: licenseText(entry.license),
+        facts,
+      });
+    }
+    occurrences.push(o);
+    byKey.set(key, o);
   }
 
-  for (const [key, occurrence] of byKey) {
-    const entry = entries.get(key) ?? {};
-    const isProject = occurrence.source === 'root' || occurrence.source === 'workspace';
-    const declared: [string, boolean][] = [
-      ...Object.keys(entry.dependencies ?? {}).map((n): [string, boolean] => [n, false]),
-      ...Object.keys(entry.optionalDependencies ?? {}).map((n): [string, boolean] => [n, true]),
-      ...Object.keys(entry.peerDependencies ?? {}).map((n): [string, boolean] => [
-        n,
-        entry.peerDependenciesMeta?.[n]?.optional === true,
-      ]),
-      // devDependencies are installed only for the project itself and its workspaces.
-      ...(isProject ? Object.keys(entry.devDependencies ?? {}).map((n): [string, boolean] => [n, false]) : []),
-    ];
-    const seen = new Set<string>();
-    for (const [depName, optional] of declared) {
-      if (seen.has(depName)) continue;
-      seen.add(depName);
-      const found = resolveFrom(entries, key, depName);
+  for (const [key, o] of byKey) {
+    const isProject = o.source === 'root' || o.source === 'workspace';
+    for (const [depName, range, kind] of declaredOf(entries.get(key) ?? {}, isProject)) {
+      const found = resolveInstallPath(entries, key, depName);
       const dependency = found === null ? undefined : byKey.get(target(found));
       if (dependency) {
-        if (dependency !== occurrence) occurrence.dependencies.push(dependency.ref);
-      } else if (!optional) {
-        notices.push(`${path}: ${key === '' ? 'the root project' : key} requires ${depName}, which the lockfile does not contain`);
+        addEdge(o, dependency, kind, range);
+      } else if (kind === 'prod' || kind === 'dev') {
+        if (isProject) {
+          unresolved.push({
+            manifest: joinPath(ctx.dir, joinPath(key, 'package.json')),
+            name: depName,
+            range,
+            kind: kind === 'dev' ? 'devDependencies' : 'dependencies',
+          });
+        }
+        notices.push(`${ctx.path}: ${key === '' ? 'the root project' : key} requires ${depName}, which the lockfile does not contain`);
       }
     }
   }
@@ -176,12 +191,15 @@ function parsePackages(path: string, lock: PackageLock, packages: Readonly<Recor
     occurrences,
     roots,
     notices,
-    record: { path, kind: 'package-lock', version: String(lock.lockfileVersion ?? 1), entries: occurrences.length - roots.length },
+    covers,
+    unresolved,
+    scopesRecorded: true,
+    record: lockfileRecord(ctx.path, 'package-lock', String(lock.lockfileVersion ?? 1), occurrences, roots),
   };
 }
 
 /** lockfileVersion 1: a nested tree under `dependencies`; install paths are rebuilt from nesting. */
-function parseV1(path: string, lock: PackageLock): ParsedLockfile {
+function parseV1(ctx: ParseContext, lock: PackageLock): ParsedLockfile {
   const entries = new Map<string, V1Entry>();
   const walk = (deps: Readonly<Record<string, V1Entry>> | undefined, parent: string): void => {
     for (const [installedAs, entry] of Object.entries(deps ?? {})) {
@@ -192,74 +210,68 @@ function parseV1(path: string, lock: PackageLock): ParsedLockfile {
   };
   walk(lock.dependencies, '');
 
-  const root: Occurrence = {
-    ref: lockfileRef(path, ''),
-    name: lock.name ?? 'root',
-    version: lock.version ?? null,
-    alias: null,
-    installPath: '',
-    lockfile: path,
-    source: 'root',
-    resolved: null,
-    integrity: null,
-    dev: false,
-    optional: false,
-    peer: false,
-    license: null,
-    dependencies: [],
-    facts: {},
-  };
+  const root = projectOccurrence(ctx, '', '', 'root', lock.name ?? 'root', lock.version ?? null);
   const occurrences: Occurrence[] = [root];
   const byKey = new Map<string, Occurrence>();
   for (const [key, entry] of entries) {
     const installedAs = packageNameFromPath(key) ?? key;
-    // An alias records `npm:<real>@<version>` as its version.
-    const alias = /^npm:((?:@[^/@]+\/)?[^@]+)@(.+)$/.exec(entry.version ?? '');
+    // An alias records `npm:<real>@<version>` as its version; git and file deps record their spec.
+    const alias = aliasTarget(entry.version ?? '');
+    const spec = entry.version ?? '';
+    const isRegistryVersion = alias === null && classifySpec(spec) === 'registry';
     const facts: Record<string, string> = {};
     if (entry.bundled === true) facts['bundled'] = 'true';
-    const occurrence: Occurrence = {
-      ref: lockfileRef(path, key),
-      name: alias?.[1] ?? installedAs,
-      version: alias?.[2] ?? (entry.version !== undefined && classifySpec(entry.version) === 'registry' ? entry.version : null),
+    const o = occurrence({
+      ref: lockfileRef(ctx.path, key),
+      name: alias?.[0] ?? installedAs,
+      version: alias?.[1] ?? (isRegistryVersion ? spec : null),
       alias: alias ? installedAs : null,
       installPath: key,
-      lockfile: path,
-      source: classifySpec(entry.resolved ?? (alias ? 'registry' : (entry.version ?? 'registry'))),
-      resolved: entry.resolved ?? (entry.version !== undefined && classifySpec(entry.version) !== 'registry' ? entry.version : null),
+      lockfile: ctx.path,
+      source: entry.resolved !== undefined ? classifySpec(entry.resolved) : alias || isRegistryVersion ? 'registry' : classifySpec(spec),
+      resolved: entry.resolved ?? (alias || isRegistryVersion ? null : spec),
       integrity: entry.integrity ?? null,
       dev: entry.dev === true,
       optional: entry.optional === true,
-      peer: false,
-      license: null,
-      dependencies: [],
       facts,
-    };
-    occurrences.push(occurrence);
-    byKey.set(key, occurrence);
+    });
+    occurrences.push(o);
+    byKey.set(key, o);
   }
   const notices: string[] = [];
-  const required = new Set<string>();
-  for (const [key, occurrence] of byKey) {
-    for (const depName of Object.keys(entries.get(key)?.requires ?? {})) {
-      const found = resolveFrom(entries, key, depName);
+  const unresolved: Declaration[] = [];
+  for (const [key, o] of byKey) {
+    for (const [depName, range] of Object.entries(entries.get(key)?.requires ?? {})) {
+      const found = resolveInstallPath(entries, key, depName);
       const dependency = found === null ? undefined : byKey.get(found);
-      if (dependency) {
-        occurrence.dependencies.push(dependency.ref);
-        required.add(dependency.ref);
-      } else {
-        notices.push(`${path}: ${key} requires ${depName}, which the lockfile does not contain`);
-      }
+      if (dependency) addEdge(o, dependency, 'prod', range);
+      else notices.push(`${ctx.path}: ${key} requires ${depName}, which the lockfile does not contain`);
     }
   }
-  // Version 1 does not record the root's own requirements: its direct dependencies are the
-  // top-level entries nothing else requires (the manifest, when uploaded, refines this).
-  for (const [key, occurrence] of byKey) {
-    if (key.split('node_modules/').length === 2 && !required.has(occurrence.ref)) root.dependencies.push(occurrence.ref);
+  const manifest = ctx.manifests.get('');
+  if (manifest) {
+    for (const d of declaredDependencies(manifest)) {
+      const found = resolveInstallPath(entries, '', d.name);
+      const dependency = found === null ? undefined : byKey.get(found);
+      if (dependency) addEdge(root, dependency, d.kind, d.range);
+      else if (d.kind === 'prod' || d.kind === 'dev') unresolved.push({ manifest: manifest.path, name: d.name, range: d.range, kind: d.field });
+    }
+  } else {
+    // Version 1 does not record the root's requirements; without the manifest, the direct
+    // dependencies are taken to be the top-level entries nothing else requires.
+    const required = new Set(occurrences.flatMap((o) => o.dependencies.map((e) => e.ref)));
+    for (const [key, o] of byKey) {
+      if (key.split('node_modules/').length === 2 && !required.has(o.ref)) addEdge(root, o, o.dev ? 'dev' : 'prod');
+    }
+    notices.push(`${ctx.path}: lockfileVersion 1 without its package.json; the root's direct dependencies are inferred`);
   }
   return {
     occurrences,
     roots: [root.ref],
     notices,
-    record: { path, kind: 'package-lock', version: String(lock.lockfileVersion ?? 1), entries: occurrences.length - 1 },
+    covers: [{ dir: '', role: 'root' }],
+    unresolved,
+    scopesRecorded: true,
+    record: lockfileRecord(ctx.path, 'package-lock', String(lock.lockfileVersion ?? 1), occurrences, [root.ref]),
   };
 }

@@ -1,6 +1,5 @@
 import * as CDX from '@cyclonedx/cyclonedx-library';
 import { splitName } from '../describe.js';
-import { AnalysisError } from '../types.js';
 import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
 import { writeJson, type BoundedOutput } from './output.js';
 
@@ -71,7 +70,7 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
   }
   for (const f of facts) {
     const c = components.get(f.occurrence.ref);
-    for (const ref of f.occurrence.dependencies) {
+    for (const { ref } of f.occurrence.dependencies) {
       const target = components.get(ref);
       if (c && target) c.dependencies.add(target.bomRef);
     }
@@ -88,15 +87,4 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
     properties: evidenceProperties(input),
   };
   writeJson(out, document);
-}
-
-let validator: CDX.Validation.JsonStrictValidator | undefined;
-
-/** The library's strict JSON-schema validation; a failure means we produced a broken document. */
-export async function validateCycloneDx(json: string): Promise<void> {
-  validator ??= new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot7);
-  const errors: unknown = await validator.validate(json);
-  if (errors !== null) {
-    throw new AnalysisError('invalid_response', `CycloneDX validation failed: ${JSON.stringify(errors).slice(0, 2000)}`);
-  }
 }

@@ -139,7 +139,7 @@ export function renderSpdx(input: RenderInput, out: BoundedOutput): void {
   for (const f of facts) {
     const from = idOf.get(f.occurrence.ref) ?? '';
     for (const dep of f.occurrence.dependencies) {
-      const to = idOf.get(dep);
+      const to = idOf.get(dep.ref);
       if (to !== undefined) relationships.push({ spdxElementId: from, relationshipType: 'DEPENDS_ON', relatedSpdxElement: to });
     }
   }

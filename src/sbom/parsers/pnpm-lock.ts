@@ -1,0 +1,269 @@
+import { parseAllDocuments } from 'yaml';
+import { declaredDependencies } from '../manifest.js';
+import type { Declaration, EdgeKind, Occurrence } from '../model.js';
+import {
+  addEdge,
+  isObject,
+  joinPath,
+  lockfileRecord,
+  lockfileRef,
+  normalizeRelative,
+  occurrence,
+  projectOccurrence,
+  stringRecord,
+  type Coverage,
+  type ParseContext,
+  type ParsedLockfile,
+} from './common.js';
+
+/**
+ * pnpm-lock.yaml 5.x (`/name/version_peers` keys), 6.x (`/name@version(peers)`) and 9.x
+ * (`name@version` in `packages`, one `snapshots` entry per peer variant). A file may hold
+ * several YAML documents (pnpm 11+ puts config and package-manager dependencies in a leading
+ * "env" document): every document is read, and their packages are all components.
+ */
+
+type Dialect = 5 | 6 | 9;
+
+interface ImporterDeps {
+  readonly deps: [string, string, EdgeKind][];
+}
+
+export function isPnpmLock(content: string): boolean {
+  return /^lockfileVersion:\s*['"]?\d/m.test(content) && /^(importers|packages|dependencies|specifiers|snapshots):/m.test(content);
+}
+
+function dialectOf(version: string): Dialect {
+  const major = Number.parseFloat(version);
+  if (major >= 9) return 9;
+  if (major >= 6) return 6;
+  return 5;
+}
+
+/** `(react@18.2.0)` peer suffixes and v5 `_react@18.2.0` ones off a version. */
+function bareVersion(version: string, dialect: Dialect): string {
+  if (dialect === 5) return version.split('_')[0] ?? version;
+  const paren = version.indexOf('(');
+  return paren === -1 ? version : version.slice(0, paren);
+}
+
+/** Name and version of a package key in any dialect. */
+function parseKey(key: string, dialect: Dialect): { name: string; version: string } | null {
+  const k = key.startsWith('/') ? key.slice(1) : key;
+  if (dialect === 5) {
+    const parts = k.split('/');
+    const nameParts = parts[0]?.startsWith('@') ? 2 : 1;
+    const name = parts.slice(0, nameParts).join('/');
+    const version = parts.slice(nameParts).join('/');
+    return name && version ? { name, version } : null;
+  }
+  const at = k.indexOf('@', k.startsWith('@') ? 1 : 0);
+  if (at <= 0) return null;
+  return { name: k.slice(0, at), version: k.slice(at + 1) };
+}
+
+function keyFor(name: string, version: string, dialect: Dialect): string {
+  if (dialect === 5) return `/${name}/${version}`;
+  return dialect === 6 ? `/${name}@${version}` : `${name}@${version}`;
+}
+
+/**
+ * The package key a dependency value points at: a plain version of the same name, an alias
+ * (`/real@1.0.0` or `real@1.0.0`), or a link to another importer (null then).
+ */
+function targetKey(name: string, value: string, dialect: Dialect): string | null {
+  if (value.startsWith('link:')) return null;
+  if (value.startsWith('/')) return value;
+  if (dialect === 9) {
+    const parsed = parseKey(value, dialect);
+    // `lodash@4.17.21` names another package (an alias); `4.17.21(peer@1)` is a version.
+    if (parsed && !/^\d/.test(value) && !value.startsWith('file:') && !value.startsWith('http')) return value;
+  }
+  return keyFor(name, value, dialect);
+}
+
+function importerDeps(importer: Record<string, unknown>, dialect: Dialect): ImporterDeps {
+  const deps: [string, string, EdgeKind][] = [];
+  const sections: [string, EdgeKind][] = [
+    ['optionalDependencies', 'optional'],
+    ['dependencies', 'prod'],
+    ['devDependencies', 'dev'],
+    ['configDependencies', 'dev'],
+    ['packageManagerDependencies', 'dev'],
+  ];
+  for (const [section, kind] of sections) {
+    const value = importer[section];
+    if (!isObject(value)) continue;
+    for (const [name, spec] of Object.entries(value)) {
+      if (dialect === 5 && typeof spec === 'string') deps.push([name, spec, kind]);
+      else if (isObject(spec) && typeof spec['version'] === 'string') deps.push([name, spec['version'], kind]);
+    }
+  }
+  return { deps };
+}
+
+function resolutionOf(entry: Record<string, unknown>): { integrity: string | null; resolved: string | null; source: Occurrence['source'] } {
+  const resolution = isObject(entry['resolution']) ? entry['resolution'] : {};
+  const integrity = typeof resolution['integrity'] === 'string' ? resolution['integrity'] : null;
+  if (typeof resolution['tarball'] === 'string') {
+    const tarball = resolution['tarball'];
+    return { integrity, resolved: tarball, source: tarball.startsWith('file:') ? 'file' : integrity !== null && /\/-\//.test(tarball) ? 'registry' : 'tarball' };
+  }
+  if (resolution['type'] === 'git' && typeof resolution['repo'] === 'string') {
+    const commit = typeof resolution['commit'] === 'string' ? `#${resolution['commit']}` : '';
+    return { integrity, resolved: `${resolution['repo']}${commit}`, source: 'git' };
+  }
+  if (resolution['type'] === 'directory' && typeof resolution['directory'] === 'string') {
+    return { integrity, resolved: `file:${resolution['directory']}`, source: 'file' };
+  }
+  return { integrity, resolved: null, source: 'registry' };
+}
+
+export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfile {
+  const documents = parseAllDocuments(content)
+    .filter((d) => !(d instanceof Array))
+    .map((d) => d.toJS({ maxAliasCount: -1 }) as unknown)
+    .filter(isObject);
+  const occurrences: Occurrence[] = [];
+  const roots: string[] = [];
+  const covers: Coverage[] = [];
+  const notices: string[] = [];
+  const unresolved: Declaration[] = [];
+  const rootsByDir = new Map<string, Occurrence>();
+  let version = '';
+  let scopesRecorded = true;
+
+  documents.forEach((doc, index) => {
+    const env = documents.length > 1 && index < documents.length - 1;
+    const declared = doc['lockfileVersion'];
+    if (typeof declared === 'string' || typeof declared === 'number') version = String(declared);
+    const dialect = dialectOf(version);
+    if (dialect === 9) scopesRecorded = false;
+    const prefix = env ? `env${index}:` : '';
+    const packages = isObject(doc['packages']) ? doc['packages'] : {};
+    const snapshots = dialect === 9 && isObject(doc['snapshots']) ? doc['snapshots'] : packages;
+    const byKey = new Map<string, Occurrence>();
+    for (const [key, raw] of Object.entries(snapshots)) {
+      const snapshot = isObject(raw) ? raw : {};
+      const parsed = parseKey(key, dialect);
+      if (!parsed) continue;
+      const bare = bareVersion(parsed.version, dialect);
+      const meta = dialect === 9 ? packages[keyFor(parsed.name, bare, dialect)] : snapshot;
+      const entry = isObject(meta) ? meta : {};
+      const { integrity, resolved, source } = resolutionOf(entry);
+      const facts: Record<string, string> = {};
+      if (env) facts['pnpm-env'] = 'true';
+      if (bare !== parsed.version) facts['peer-variant'] = parsed.version.slice(bare.length);
+      if (typeof entry['deprecated'] === 'string') facts['deprecated'] = entry['deprecated'];
+      if (Array.isArray(entry['os'])) facts['os'] = entry['os'].join(',');
+      if (Array.isArray(entry['cpu'])) facts['cpu'] = entry['cpu'].join(',');
+      const name = typeof entry['name'] === 'string' ? entry['name'] : parsed.name;
+      const o = occurrence({
+        ref: lockfileRef(ctx.path, prefix + key),
+        name,
+        version: typeof entry['version'] === 'string' ? entry['version'] : /^\d/.test(bare) ? bare : null,
+        installPath: prefix + key,
+        lockfile: ctx.path,
+        source,
+        resolved,
+        integrity,
+        dev: entry['dev'] === true || env,
+        optional: entry['optional'] === true || snapshot['optional'] === true,
+        facts,
+      });
+      occurrences.push(o);
+      byKey.set(key, o);
+    }
+
+    const lookup = (name: string, value: string): Occurrence | undefined => {
+      const key = targetKey(name, value, dialect);
+      const found = key === null ? undefined : (byKey.get(key) ?? byKey.get(key.replace(/^\//, '')));
+      // pnpm records aliases on the edge (`my-lodash: lodash@4.17.21`): note it on the package.
+      if (found && found.name !== name) found.alias ??= name;
+      return found;
+    };
+
+    for (const [key, o] of byKey) {
+      const raw = snapshots[key];
+      const snapshot = isObject(raw) ? raw : {};
+      // Resolved peers are listed among a snapshot's dependencies; the package entry says which.
+      const parsed = parseKey(key, dialect);
+      const metaRaw = dialect === 9 && parsed ? packages[keyFor(parsed.name, bareVersion(parsed.version, dialect), dialect)] : raw;
+      const meta = isObject(metaRaw) ? metaRaw : {};
+      const peers = stringRecord(meta['peerDependencies']);
+      const peerMeta = isObject(meta['peerDependenciesMeta']) ? meta['peerDependenciesMeta'] : {};
+      const kindOf = (depName: string, declared: EdgeKind): EdgeKind => {
+        if (peers[depName] === undefined) return declared;
+        const m = peerMeta[depName];
+        return isObject(m) && m['optional'] === true ? 'peerOptional' : 'peer';
+      };
+      for (const [section, kind] of [
+        ['dependencies', 'prod'],
+        ['optionalDependencies', 'optional'],
+      ] as const) {
+        for (const [depName, value] of Object.entries(stringRecord(snapshot[section]))) {
+          const dependency = lookup(depName, value);
+          if (dependency) addEdge(o, dependency, kindOf(depName, kind));
+          else if (!value.startsWith('link:') && kind !== 'optional') notices.push(`${ctx.path}: ${key} requires ${depName}@${value}, which the lockfile does not contain`);
+        }
+      }
+    }
+
+    const importers = isObject(doc['importers']) ? doc['importers'] : { '.': doc };
+    for (const [importerPath, raw] of Object.entries(importers)) {
+      if (!isObject(raw)) continue;
+      const rel = normalizeRelative(importerPath) ?? importerPath;
+      let project = rootsByDir.get(rel);
+      if (!project) {
+        project = projectOccurrence(ctx, rel, rel, rel === '' ? 'root' : 'workspace', rel === '' ? 'root' : rel);
+        rootsByDir.set(rel, project);
+        occurrences.push(project);
+        roots.push(project.ref);
+        covers.push({ dir: rel, role: rel === '' ? 'root' : 'workspace' });
+      }
+      for (const [depName, value, kind] of importerDeps(raw, dialect).deps) {
+        if (value.startsWith('link:')) continue;
+        const dependency = lookup(depName, value);
+        if (dependency) addEdge(project, dependency, kind);
+        else notices.push(`${ctx.path}: importer ${importerPath} requires ${depName}@${value}, which the lockfile does not contain`);
+      }
+    }
+    // Links between importers (workspace:*, link:../b) resolve once every importer exists.
+    for (const [importerPath, raw] of Object.entries(importers)) {
+      if (!isObject(raw)) continue;
+      const from = rootsByDir.get(normalizeRelative(importerPath) ?? importerPath);
+      for (const [, value, kind] of importerDeps(raw, dialect).deps) {
+        if (!value.startsWith('link:') || !from) continue;
+        const targetDir = normalizeRelative(joinPath(normalizeRelative(importerPath) ?? '', value.slice('link:'.length)));
+        const target = targetDir === null ? undefined : rootsByDir.get(targetDir);
+        if (target) addEdge(from, target, kind);
+      }
+    }
+  });
+
+  for (const [dir, project] of rootsByDir) {
+    const manifest = ctx.manifests.get(dir);
+    if (!manifest) continue;
+    const names = new Set(project.dependencies.map((e) => occurrences.find((o) => o.ref === e.ref)?.alias ?? occurrences.find((o) => o.ref === e.ref)?.name));
+    for (const d of declaredDependencies(manifest)) {
+      if ((d.kind === 'prod' || d.kind === 'dev') && !names.has(d.name) && !d.range.startsWith('workspace:') && !isImporterLink(d.name, rootsByDir)) {
+        unresolved.push({ manifest: manifest.path, name: d.name, range: d.range, kind: d.field });
+      }
+    }
+  }
+
+  return {
+    occurrences,
+    roots,
+    notices,
+    covers,
+    unresolved,
+    scopesRecorded,
+    record: lockfileRecord(ctx.path, 'pnpm-lock', version, occurrences, roots),
+  };
+}
+
+function isImporterLink(name: string, roots: ReadonlyMap<string, Occurrence>): boolean {
+  for (const o of roots.values()) if (o.name === name) return true;
+  return false;
+}

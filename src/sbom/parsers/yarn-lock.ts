@@ -1,0 +1,265 @@
+import { parseSyml } from '@yarnpkg/parsers';
+import picomatch from 'picomatch';
+import semver from 'semver';
+import { declaredDependencies, type Manifest } from '../manifest.js';
+import type { Declaration, EdgeKind, Occurrence } from '../model.js';
+import {
+  addEdge,
+  aliasTarget,
+  classifySpec,
+  isObject,
+  lockfileRecord,
+  lockfileRef,
+  normalizeRelative,
+  occurrence,
+  projectOccurrence,
+  splitDescriptor,
+  stringRecord,
+  type Coverage,
+  type ParseContext,
+  type ParsedLockfile,
+} from './common.js';
+
+/**
+ * yarn.lock, classic (v1) and berry (v2+, `__metadata`), parsed with @yarnpkg/parsers. An entry
+ * is keyed by the descriptors (`name@range`) it satisfies; dependencies are descriptors too, so
+ * each edge points at the exact entry. Yarn does not record dev/optional: they are derived.
+ */
+
+interface YarnEntry {
+  readonly version?: string;
+  readonly resolved?: string;
+  readonly resolution?: string;
+  readonly integrity?: string;
+  readonly checksum?: string;
+  readonly dependencies?: unknown;
+  readonly optionalDependencies?: unknown;
+  readonly peerDependencies?: unknown;
+  readonly dependenciesMeta?: unknown;
+  readonly peerDependenciesMeta?: unknown;
+  readonly languageName?: string;
+  readonly linkType?: string;
+}
+
+export function isYarnLock(content: string): boolean {
+  return /^# yarn lockfile v1/m.test(content) || /^__metadata:\s*$/m.test(content);
+}
+
+/** The package name of a berry locator or descriptor: `lodash@npm:4.17.21` → lodash. */
+function locatorName(locator: string): string {
+  return splitDescriptor(locator)[0];
+}
+
+/** Version of a berry `patch:` source descriptor, e.g. `fsevents@npm%3A2.3.3` → its decoded descriptor. */
+function patchSource(descriptor: string): string | null {
+  const match = /^(?:@[^/]+\/)?[^@]+@patch:(.+?)#/.exec(descriptor);
+  return match?.[1] ? decodeURIComponent(match[1]) : null;
+}
+
+function berryResolved(resolution: string): { source: Occurrence['source']; resolved: string | null } {
+  const [, range] = splitDescriptor(resolution);
+  if (range.startsWith('npm:')) return { source: 'registry', resolved: null };
+  if (range.startsWith('workspace:')) return { source: 'workspace', resolved: null };
+  if (range.startsWith('patch:')) return { source: 'registry', resolved: null };
+  if (range.startsWith('link:') || range.startsWith('portal:')) return { source: 'link', resolved: range };
+  if (range.startsWith('file:')) return { source: 'file', resolved: range };
+  return { source: classifySpec(range), resolved: range };
+}
+
+export function parseYarnLock(ctx: ParseContext, content: string): ParsedLockfile {
+  const data = parseSyml(content) as Record<string, unknown>;
+  const berry = isObject(data['__metadata']);
+  const metaVersion = berry ? (data['__metadata'] as Record<string, unknown>)['version'] : 1;
+  const metadataVersion = typeof metaVersion === 'string' || typeof metaVersion === 'number' ? String(metaVersion) : null;
+  const notices: string[] = [];
+  const unresolved: Declaration[] = [];
+  const occurrences: Occurrence[] = [];
+  const byDescriptor = new Map<string, Occurrence>();
+  const entries = new Map<Occurrence, YarnEntry>();
+  const roots: string[] = [];
+  const covers: Coverage[] = [];
+  const workspaceByName = new Map<string, Occurrence>();
+  const patches = new Map<string, Occurrence>();
+
+  for (const [key, value] of Object.entries(data)) {
+    if (key === '__metadata' || !isObject(value)) continue;
+    const entry = value as YarnEntry;
+    const descriptors = key.split(/\s*,\s*/).map((d) => d.replace(/^"|"$/g, ''));
+    const first = descriptors[0] ?? key;
+    let o: Occurrence;
+    if (berry && entry.resolution !== undefined) {
+      const { source, resolved } = berryResolved(entry.resolution);
+      if (source === 'workspace') {
+        const rel = normalizeRelative(splitDescriptor(entry.resolution)[1].slice('workspace:'.length)) ?? '';
+        o = projectOccurrence(ctx, rel, rel, rel === '' ? 'root' : 'workspace', locatorName(entry.resolution));
+        roots.push(o.ref);
+        covers.push({ dir: rel, role: rel === '' ? 'root' : 'workspace' });
+        workspaceByName.set(o.name, o);
+      } else {
+        const installedAs = splitDescriptor(first)[0];
+        const name = locatorName(entry.resolution);
+        const facts: Record<string, string> = {};
+        if (entry.checksum !== undefined) facts['yarn-checksum'] = entry.checksum;
+        const source2 = patchSource(first);
+        if (source2 !== null) facts['patch'] = splitDescriptor(entry.resolution)[1];
+        o = occurrence({
+          ref: lockfileRef(ctx.path, key),
+          name,
+          version: entry.version ?? null,
+          alias: installedAs !== name ? installedAs : null,
+          installPath: key,
+          lockfile: ctx.path,
+          source,
+          resolved,
+          // Berry's checksum is of its own zip archive, not of the package tarball: kept as a fact.
+          integrity: null,
+          facts,
+        });
+        if (source2 !== null) patches.set(source2, o);
+      }
+    } else {
+      const [installedAs, range] = splitDescriptor(first);
+      const alias = aliasTarget(range);
+      const name = alias?.[0] ?? installedAs;
+      o = occurrence({
+        ref: lockfileRef(ctx.path, key),
+        name,
+        version: entry.version ?? null,
+        alias: alias ? installedAs : null,
+        installPath: key,
+        lockfile: ctx.path,
+        source: entry.resolved !== undefined ? classifySpec(entry.resolved) : classifySpec(range),
+        resolved: entry.resolved ?? null,
+        integrity: entry.integrity ?? classicSha1(entry.resolved),
+      });
+    }
+    occurrences.push(o);
+    entries.set(o, entry);
+    for (const d of descriptors) byDescriptor.set(d, o);
+  }
+
+  // Classic yarn does not list the projects themselves: they come from the uploaded manifests.
+  if (!berry) addClassicProjects(ctx, occurrences, roots, covers, workspaceByName);
+
+  const lookup = (name: string, range: string): Occurrence | undefined => {
+    const descriptor = `${name}@${range}`;
+    const direct = byDescriptor.get(descriptor);
+    if (range.startsWith('workspace:') || (direct === undefined && workspaceByName.has(name))) return workspaceByName.get(name) ?? direct;
+    if (direct === undefined) return undefined;
+    // Yarn installs the patched build of packages it patches (fsevents, typescript, resolve).
+    return patches.get(descriptor) ?? direct;
+  };
+
+  for (const [o, entry] of entries) {
+    const meta = isObject(entry.dependenciesMeta) ? entry.dependenciesMeta : {};
+    const declared: [string, string, EdgeKind][] = [
+      ...Object.entries(stringRecord(entry.optionalDependencies)).map(([n, r]): [string, string, EdgeKind] => [n, r, 'optional']),
+      ...Object.entries(stringRecord(entry.dependencies)).map(([n, r]): [string, string, EdgeKind] => [
+        n,
+        r,
+        isTrue(isObject(meta[n]) ? meta[n]['optional'] : undefined) ? 'optional' : 'prod',
+      ]),
+    ];
+    for (const [depName, range, kind] of declared) {
+      const dependency = lookup(depName, range);
+      if (dependency) addEdge(o, dependency, kind, berry ? range.replace(/^npm:/, '') : range);
+      else if (kind !== 'optional') notices.push(`${ctx.path}: ${o.name}@${o.version ?? '?'} requires ${depName}@${range}, which the lockfile does not contain`);
+    }
+    const peerMeta = isObject(entry.peerDependenciesMeta) ? entry.peerDependenciesMeta : {};
+    resolvePeers(o, stringRecord(entry.peerDependencies), occurrences, (n) =>
+      isTrue(isObject(peerMeta[n]) ? peerMeta[n]['optional'] : undefined),
+    );
+    const patched = patchSource(o.installPath.split(/\s*,\s*/)[0] ?? '');
+    const base = patched === null ? undefined : byDescriptor.get(patched);
+    if (base) addEdge(o, base, 'prod');
+  }
+
+  // Projects' own declarations: dev dependencies are known only from manifests in classic yarn.
+  for (const rootRef of roots) {
+    const project = occurrences.find((o) => o.ref === rootRef);
+    const manifest = project ? manifestOf(ctx, project) : undefined;
+    if (!project || !manifest) continue;
+    const entry = entries.get(project);
+    for (const d of declaredDependencies(manifest)) {
+      const range = berry && !/^[a-z]+:/.test(d.range) ? `npm:${d.range}` : d.range;
+      const dependency = lookup(d.name, range) ?? (berry ? lookup(d.name, d.range) : undefined);
+      const already = project.dependencies.find((e) => e.ref === dependency?.ref);
+      if (dependency && already) {
+        // The manifest knows what the lockfile's project entry does not: dev and peer status.
+        if (d.kind === 'dev' || d.kind === 'optional') project.dependencies[project.dependencies.indexOf(already)] = { ...already, kind: d.kind };
+        continue;
+      }
+      if (dependency) addEdge(project, dependency, d.kind, d.range);
+      else if ((d.kind === 'prod' || d.kind === 'dev') && entry === undefined) {
+        unresolved.push({ manifest: manifest.path, name: d.name, range: d.range, kind: d.field });
+      }
+    }
+  }
+
+  return {
+    occurrences,
+    roots,
+    notices,
+    covers,
+    unresolved,
+    scopesRecorded: false,
+    record: lockfileRecord(ctx.path, berry ? 'yarn-berry' : 'yarn-classic', metadataVersion, occurrences, roots),
+  };
+}
+
+function manifestOf(ctx: ParseContext, project: Occurrence): Manifest | undefined {
+  return ctx.manifests.get(project.installPath);
+}
+
+/** The syml parser gives scalars as text: `optional: true` may arrive as "true". */
+function isTrue(value: unknown): boolean {
+  return value === true || value === 'true';
+}
+
+/** Classic yarn.lock resolved URLs end in `#<sha1 of the tarball>`: a checksum of the same tarball. */
+function classicSha1(resolved: string | undefined): string | null {
+  const hex = /#([0-9a-f]{40})$/.exec(resolved ?? '')?.[1];
+  return hex ? `sha1-${Buffer.from(hex, 'hex').toString('base64')}` : null;
+}
+
+/** The root manifest, and the workspace members its `workspaces` globs select. */
+function addClassicProjects(
+  ctx: ParseContext,
+  occurrences: Occurrence[],
+  roots: string[],
+  covers: Coverage[],
+  workspaceByName: Map<string, Occurrence>,
+): void {
+  const rootManifest = ctx.manifests.get('');
+  const root = projectOccurrence(ctx, '', '', 'root', rootManifest?.name ?? 'root');
+  occurrences.push(root);
+  roots.push(root.ref);
+  covers.push({ dir: '', role: 'root' });
+  const globs = rootManifest?.workspaces ?? [];
+  if (globs.length === 0) return;
+  const isMember = picomatch(globs.map((g) => g.replace(/\/+$/, '')));
+  for (const dir of [...ctx.manifests.keys()].sort()) {
+    if (dir === '' || !isMember(dir)) continue;
+    const member = projectOccurrence(ctx, dir, dir, 'workspace', dir);
+    occurrences.push(member);
+    roots.push(member.ref);
+    covers.push({ dir, role: 'workspace' });
+    workspaceByName.set(member.name, member);
+  }
+}
+
+/** Peers are satisfied by the parent's tree, which a lockfile does not record: pick the one match. */
+function resolvePeers(
+  o: Occurrence,
+  peers: Record<string, string>,
+  occurrences: readonly Occurrence[],
+  optional: (name: string) => boolean,
+): void {
+  for (const [name, range] of Object.entries(peers)) {
+    const candidates = occurrences.filter(
+      (c) => c.name === name && c.version !== null && semver.valid(c.version) !== null && semver.satisfies(c.version, range, { includePrerelease: true }),
+    );
+    const [only] = candidates;
+    if (only && candidates.length === 1) addEdge(o, only, optional(name) ? 'peerOptional' : 'peer', range);
+  }
+}

@@ -1,0 +1,331 @@
+import { readFileSync } from 'node:fs';
+import * as CDX from '@cyclonedx/cyclonedx-library';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../src/sbom/analyze.js';
+import { integrityChecksums, normalizeLicense } from '../../src/sbom/describe.js';
+import { spdxProblems, validateSpdx } from '../../src/sbom/validate/spdx.js';
+import type { InputFile, OutputFormat } from '../../src/sbom/types.js';
+import { upload } from '../helpers/fixtures.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const officialSpdx = (() => {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  return ajv.compile(JSON.parse(readFileSync(new URL('../../../shared/schemas/spdx-2.3.schema.json', import.meta.url), 'utf8')) as object);
+})();
+const cdxValidator = new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot7);
+
+type Json = Record<string, unknown>;
+interface CdxComponent {
+  'bom-ref': string;
+  name: string;
+  group?: string;
+  version?: string;
+  purl?: string;
+  scope?: string;
+  hashes?: { alg: string; content: string }[];
+  licenses?: ({ expression: string } | { license: { name?: string; id?: string } })[];
+  properties?: { name: string; value: string }[];
+}
+interface SpdxPackage {
+  SPDXID: string;
+  name: string;
+  versionInfo?: string;
+  licenseDeclared: string;
+  checksums?: { algorithm: string; checksumValue: string }[];
+  externalRefs?: { referenceLocator: string }[];
+}
+
+async function render(files: InputFile[], format: OutputFormat): Promise<string> {
+  return (await analyze(files, format)).document;
+}
+
+const withLicenses = (licenses: Record<string, unknown>): InputFile[] => {
+  const packages: Record<string, unknown> = { '': { name: 'licensed', version: '1.0.0', dependencies: {} } };
+  const deps: Record<string, string> = {};
+  Object.entries(licenses).forEach(([name, license], i) => {
+    packages[`node_modules/${name}`] = {
+      version: `1.0.${i}`,
+      integrity: `sha512-${Buffer.alloc(64, i).toString('base64')}`,
+      license,
+    };
+    deps[name] = `1.0.${i}`;
+  });
+  (packages[''] as Json)['dependencies'] = deps;
+  return [{ path: 'package-lock.json', content: JSON.stringify({ name: 'licensed', lockfileVersion: 3, packages }) }];
+};
+
+describe('CycloneDX 1.7', () => {
+  it.each([
+    ['small', 'npm3'],
+    ['workspaces', 'pnpm9'],
+    ['peers', 'yarn4'],
+    ['medium', 'yarn1'],
+    ['legacy', 'npm3'],
+  ])('is valid for %s/%s with components, dependencies, compositions and evidence', async (scenario, tool) => {
+    const files = upload(`lockfiles/${scenario}/${tool}`, tool.startsWith('npm') ? ['package.json', 'package-lock.json'] : []);
+    const all = files.length > 0 ? files : upload(`lockfiles/${scenario}/${tool}`, listFixture(scenario, tool));
+    const json = await render(all, 'cyclonedx');
+    expect(await cdxValidator.validate(json)).toBeNull();
+    const bom = JSON.parse(json) as Json;
+    expect(bom).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.7', version: 1 });
+    expect(String(bom['serialNumber'])).toMatch(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(Number.isNaN(Date.parse(String((bom['metadata'] as Json)['timestamp'])))).toBe(false);
+    const components = bom['components'] as CdxComponent[];
+    const refs = new Set(components.map((c) => c['bom-ref']));
+    expect(refs.size).toBe(components.length);
+    const dependencies = bom['dependencies'] as { ref: string; dependsOn?: string[] }[];
+    expect(dependencies.length).toBe(components.length);
+    for (const d of dependencies) for (const target of d.dependsOn ?? []) expect(refs.has(target)).toBe(true);
+    const compositions = bom['compositions'] as { aggregate: string; assemblies: string[] }[];
+    expect(compositions[0]?.assemblies.length).toBe(components.length);
+    expect(compositions[0]?.aggregate).toBe(scenario === 'legacy' ? 'incomplete' : 'complete');
+    const properties = Object.fromEntries((bom['properties'] as { name: string; value: string }[]).map((p) => [p.name, p.value]));
+    expect(Object.keys(properties).sort()).toEqual([
+      'service:completeness',
+      'service:declarations',
+      'service:lockfiles',
+      'service:manifest_associations',
+      'service:notice',
+      'service:resolution_basis',
+      'service:resolutions',
+    ]);
+    expect(properties['service:completeness']).toBe('recorded_lockfile_inventory');
+    expect(properties['service:resolution_basis']).toBe('lockfile_records');
+    expect(JSON.parse(properties['service:lockfiles'] ?? '[]')).toHaveLength(1);
+  });
+
+  it('describes components: scoped names, purls, scopes, hashes, aliases and install paths', async () => {
+    const bom = JSON.parse(await render(upload('lockfiles/small/npm3', ['package.json', 'package-lock.json']), 'cyclonedx')) as Json;
+    const components = bom['components'] as CdxComponent[];
+    const find = (name: string) => components.find((c) => c.name === name)!;
+    const lodash = find('lodash');
+    expect(lodash.purl).toBe('pkg:npm/lodash@4.17.21');
+    expect(lodash.properties).toContainEqual({ name: 'service:alias', value: 'my-lodash' });
+    expect(lodash.properties).toContainEqual({ name: 'cdx:npm:package:path', value: 'node_modules/my-lodash' });
+    expect(lodash.hashes?.[0]?.alg).toBe('SHA-512');
+    expect(lodash.hashes?.[0]?.content).toMatch(/^[0-9a-f]{128}$/);
+    expect(find('typescript').scope).toBe('excluded');
+    expect(find('fsevents').scope).toBe('optional');
+    expect(find('express').scope).toBe('required');
+    expect(find('express').licenses).toEqual([{ expression: 'MIT' }]);
+    const fx = find('fx-small');
+    expect(fx.scope).toBeUndefined();
+
+    const scoped = JSON.parse(await render(upload('lockfiles/peers/npm3', ['package.json', 'package-lock.json']), 'cyclonedx')) as Json;
+    const emotion = (scoped['components'] as CdxComponent[]).find((c) => c.group === '@emotion' && c.name === 'react')!;
+    expect(emotion.purl).toBe('pkg:npm/%40emotion/react@11.13.3');
+  });
+
+  it('keeps two occurrences of one name and version as two components', async () => {
+    const bom = JSON.parse(await render(upload('lockfiles/medium/npm3', ['package.json', 'package-lock.json']), 'cyclonedx')) as Json;
+    const components = bom['components'] as CdxComponent[];
+    const counts = new Map<string, number>();
+    for (const c of components) counts.set(`${c.group ?? ''}/${c.name}@${c.version ?? ''}`, (counts.get(`${c.group ?? ''}/${c.name}@${c.version ?? ''}`) ?? 0) + 1);
+    const lock = JSON.parse(upload('lockfiles/medium/npm3', ['package-lock.json'])[0]!.content) as { packages: Record<string, { version?: string; name?: string }> };
+    const lockCounts = new Map<string, number>();
+    for (const [key, e] of Object.entries(lock.packages)) {
+      if (key === '') continue;
+      const name = e.name ?? key.slice(key.lastIndexOf('node_modules/') + 13);
+      const [group, bare] = name.startsWith('@') ? [name.split('/')[0]!, name.split('/')[1]!] : ['', name];
+      lockCounts.set(`${group}/${bare}@${e.version ?? ''}`, (lockCounts.get(`${group}/${bare}@${e.version ?? ''}`) ?? 0) + 1);
+    }
+    for (const [id, n] of lockCounts) expect(counts.get(id), id).toBe(n);
+    expect([...lockCounts.values()].some((n) => n > 1)).toBe(true);
+  });
+});
+
+describe('licenses', () => {
+  it('normalises declared licenses to SPDX expressions and keeps the rest as named licenses', () => {
+    expect(normalizeLicense('MIT')).toEqual({ kind: 'expression', expression: 'MIT' });
+    expect(normalizeLicense('(MIT OR Apache-2.0)')).toEqual({ kind: 'expression', expression: 'MIT OR Apache-2.0' });
+    expect(normalizeLicense('Apache 2.0')).toEqual({ kind: 'expression', expression: 'Apache-2.0' });
+    expect(normalizeLicense('MIT or Apache 2')).toEqual({ kind: 'expression', expression: 'MIT OR Apache-2.0' });
+    expect(normalizeLicense('GPL-2.0+')).toEqual({ kind: 'expression', expression: 'GPL-2.0+' });
+    expect(normalizeLicense('SEE LICENSE IN LICENSE.md')).toEqual({ kind: 'named', name: 'SEE LICENSE IN LICENSE.md' });
+    expect(normalizeLicense('UNLICENSED')).toEqual({ kind: 'named', name: 'UNLICENSED' });
+    expect(normalizeLicense('')).toBeNull();
+    expect(normalizeLicense(null)).toBeNull();
+  });
+
+  it('writes them into both documents validly', async () => {
+    const files = withLicenses({
+      plain: 'MIT',
+      dual: '(MIT OR Apache-2.0)',
+      sloppy: 'Apache 2.0',
+      custom: 'SEE LICENSE IN EULA.txt',
+      legacy: { type: 'BSD-3-Clause' },
+      none: undefined,
+      ref: 'LicenseRef-Internal',
+    });
+    const bom = JSON.parse(await render(files, 'cyclonedx')) as Json;
+    const lic = Object.fromEntries((bom['components'] as CdxComponent[]).map((c) => [c.name, c.licenses]));
+    expect(lic['plain']).toEqual([{ expression: 'MIT' }]);
+    expect(lic['sloppy']).toEqual([{ expression: 'Apache-2.0' }]);
+    expect(lic['legacy']).toEqual([{ expression: 'BSD-3-Clause' }]);
+    expect(lic['custom']).toEqual([{ license: { name: 'SEE LICENSE IN EULA.txt' } }]);
+    expect(lic['none']).toBeUndefined();
+
+    const spdx = JSON.parse(await render(files, 'spdx')) as Json;
+    expect(officialSpdx(spdx)).toBe(true);
+    const declared = Object.fromEntries((spdx['packages'] as SpdxPackage[]).map((p) => [p.name, p.licenseDeclared]));
+    expect(declared['dual']).toBe('MIT OR Apache-2.0');
+    expect(declared['none']).toBe('NOASSERTION');
+    expect(declared['custom']).toMatch(/^LicenseRef-SEE-LICENSE-IN-EULA.txt/);
+    const extracted = spdx['hasExtractedLicensingInfos'] as { licenseId: string; extractedText: string }[];
+    expect(extracted).toContainEqual(expect.objectContaining({ licenseId: declared['custom'], extractedText: 'SEE LICENSE IN EULA.txt' }));
+    expect(extracted.map((e) => e.licenseId)).toContain('LicenseRef-Internal');
+  });
+});
+
+describe('hashes', () => {
+  it('converts integrity strings by the algorithm they name, and only those', () => {
+    const sha512 = `sha512-${Buffer.alloc(64, 1).toString('base64')}`;
+    const sha1 = `sha1-${Buffer.alloc(20, 2).toString('base64')}`;
+    expect(integrityChecksums(`${sha512} ${sha1}`)).toEqual([
+      { algorithm: 'SHA-512', hex: '01'.repeat(64) },
+      { algorithm: 'SHA-1', hex: '02'.repeat(20) },
+    ]);
+    expect(integrityChecksums('sha512-dG9vc2hvcnQ=')).toEqual([]);
+    expect(integrityChecksums('md5-AAAAAAAAAAAAAAAAAAAAAA==')).toEqual([]);
+    expect(integrityChecksums(null)).toEqual([]);
+  });
+
+  it('takes yarn classic tarball sha1 from resolved URLs, and never labels yarn berry checksums', async () => {
+    const classic = JSON.parse(await render(upload('lockfiles/small/yarn1', ['package.json', 'yarn.lock']), 'cyclonedx')) as Json;
+    const leftPad = (classic['components'] as CdxComponent[]).find((c) => c.name === 'left-pad')!;
+    expect(leftPad.hashes?.map((h) => h.alg).sort()).toEqual(['SHA-512']);
+    const berry = JSON.parse(await render(upload('lockfiles/small/yarn4', ['package.json', 'yarn.lock']), 'cyclonedx')) as Json;
+    for (const c of berry['components'] as CdxComponent[]) expect(c.hashes ?? []).toEqual([]);
+    const berryPad = (berry['components'] as CdxComponent[]).find((c) => c.name === 'left-pad')!;
+    expect(berryPad.properties?.some((p) => p.name === 'service:yarn-checksum')).toBe(false);
+  });
+});
+
+describe('SPDX 2.3', () => {
+  it.each([
+    ['small', 'pnpm9'],
+    ['workspaces', 'bun'],
+    ['medium', 'npm3'],
+  ])('validates for %s/%s against the official schema and our own checks', async (scenario, tool) => {
+    const json = await render(upload(`lockfiles/${scenario}/${tool}`, listFixture(scenario, tool)), 'spdx');
+    const doc = JSON.parse(json) as Json;
+    expect(officialSpdx(doc)).toBe(true);
+    expect(spdxProblems(doc)).toEqual({ schema: [], content: [] });
+    const packages = doc['packages'] as SpdxPackage[];
+    const ids = packages.map((p) => p.SPDXID);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every((id) => /^SPDXRef-[A-Za-z0-9.-]+$/.test(id))).toBe(true);
+    const relationships = doc['relationships'] as { relationshipType: string }[];
+    expect(relationships.some((r) => r.relationshipType === 'DESCRIBES')).toBe(true);
+    expect(relationships.some((r) => r.relationshipType === 'DEPENDS_ON')).toBe(true);
+    const first = packages.find((p) => p.checksums);
+    expect(first?.checksums?.[0]?.algorithm).toBe('SHA512');
+    expect(packages.some((p) => p.externalRefs?.[0]?.referenceLocator.startsWith('pkg:npm/'))).toBe(true);
+  });
+
+  it('sanitises scoped names and + in versions into unique ids', async () => {
+    const packages = {
+      '': { name: 'edge', version: '1.0.0', dependencies: { '@scope/pkg': '1.0.0+build.5', other: '1.0.0+build.5' } },
+      'node_modules/@scope/pkg': { version: '1.0.0+build.5', license: 'ISC' },
+      'node_modules/other': { version: '1.0.0+build.5', dependencies: { '@scope/pkg': '2' } },
+      'node_modules/other/node_modules/@scope/pkg': { version: '1.0.0+build.5' },
+    };
+    const json = await render([{ path: 'package-lock.json', content: JSON.stringify({ lockfileVersion: 3, packages }) }], 'spdx');
+    const doc = JSON.parse(json) as { packages: SpdxPackage[] };
+    expect(officialSpdx(doc)).toBe(true);
+    const ids = doc.packages.filter((p) => p.name === '@scope/pkg').map((p) => p.SPDXID);
+    expect(ids).toEqual(['SPDXRef-Package-scope-pkg-1.0.0-build.5', 'SPDXRef-Package-scope-pkg-1.0.0-build.5-2']);
+    expect(doc.packages.find((p) => p.name === '@scope/pkg')?.versionInfo).toBe('1.0.0+build.5');
+  });
+
+  it('refuses documents that break SPDX rules', () => {
+    const base = {
+      spdxVersion: 'SPDX-2.3',
+      dataLicense: 'CC0-1.0',
+      SPDXID: 'SPDXRef-DOCUMENT',
+      name: 'x',
+      documentNamespace: 'https://example.invalid/x',
+      creationInfo: { created: '2026-01-01T00:00:00Z', creators: ['Tool: t'] },
+      packages: [{ SPDXID: 'SPDXRef-A', name: 'a', downloadLocation: 'NOASSERTION', licenseDeclared: 'MIT AND LicenseRef-x' }],
+      relationships: [{ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: 'SPDXRef-B' }],
+    };
+    expect(spdxProblems(base).content).toEqual([
+      'SPDXRef-A licenseDeclared: undeclared LicenseRef-x',
+      'relationship DESCRIBES points at unknown SPDXRef-B',
+    ]);
+    expect(() => validateSpdx(JSON.stringify(base))).toThrow(expect.objectContaining({ code: 'unrepresentable_spdx' }));
+    expect(() => validateSpdx(JSON.stringify({ ...base, spdxVersion: 'SPDX-2.2' }))).toThrow(
+      expect.objectContaining({ code: 'invalid_response' }),
+    );
+    const dup = { ...base, packages: [...base.packages, { ...base.packages[0], licenseDeclared: 'MIT' }], relationships: [] };
+    expect(spdxProblems(dup).content).toContain('duplicate SPDXID SPDXRef-A');
+    expect(spdxProblems({ ...base, packages: [{ ...base.packages[0], licenseDeclared: 'MIT OR' }] }).content[0]).toMatch(/invalid license expression/);
+  });
+});
+
+describe('text', () => {
+  it('summarises, lists one line per component, then unresolved declarations and notices', async () => {
+    const files = [
+      ...upload('lockfiles/legacy/npm3', ['package.json', 'package-lock.json']),
+      { path: 'tools/package.json', content: JSON.stringify({ name: 'tools', dependencies: { eslint: '^9' } }) },
+    ];
+    const text = await render(files, 'text');
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('pkgscope inventory');
+    expect(text).toMatch(/^completeness: +partial_manifest_inventory$/m);
+    expect(text).toMatch(/^resolution basis: +lockfile_records$/m);
+    expect(text).toMatch(/^components: +10 \(1 project roots\)$/m);
+    expect(text).toMatch(/^react-dom +18\.3\.1 +MIT +required +node_modules\/react-dom$/m);
+    expect(text).toMatch(/^Unresolved declarations:\n {2}tools\/package\.json: eslint@\^9 \(dependencies\)$/m);
+    expect(text).toMatch(/react-dom@18\.3\.1 declares react@\^18\.3\.1 \(peer\) but the lockfile gives 17\.0\.2/);
+  });
+});
+
+describe('output limit', () => {
+  it('fails with output_too_large while rendering, for every format', async () => {
+    const files = upload('lockfiles/medium/npm3', ['package.json', 'package-lock.json']);
+    for (const format of ['cyclonedx', 'spdx', 'text'] as const) {
+      await expect(analyze(files, format, { maxOutputBytes: 10_000 })).rejects.toMatchObject({ code: 'output_too_large' });
+    }
+  });
+});
+
+function listFixture(scenario: string, tool: string): string[] {
+  const names: Record<string, string[]> = {
+    npm3: ['package.json', 'package-lock.json'],
+    yarn1: ['package.json', 'yarn.lock'],
+    yarn4: ['package.json', 'yarn.lock'],
+    pnpm9: ['package.json', 'pnpm-lock.yaml'],
+    bun: ['package.json', 'bun.lock'],
+  };
+  const members = scenario === 'workspaces' ? ['packages/a/package.json', 'packages/b/package.json'] : [];
+  return [...(names[tool] ?? []), ...members];
+}
+
+describe('CycloneDX validation', () => {
+  it('agrees with the CycloneDX library validator on valid and broken documents', async () => {
+    const { cycloneDxProblems } = await import('../../src/sbom/validate/cyclonedx.js');
+    const valid = await render(upload('lockfiles/peers/npm3', ['package.json', 'package-lock.json']), 'cyclonedx');
+    const bom = JSON.parse(valid) as Json & { components: Json[]; dependencies: Json[] };
+    const broken: Record<string, Json> = {
+      'duplicate component': { ...bom, components: [...bom.components, bom.components[3]!] },
+      'duplicate dependency entry': { ...bom, dependencies: [...bom.dependencies, bom.dependencies[0]!] },
+      'missing bomFormat': Object.fromEntries(Object.entries(bom).filter(([k]) => k !== 'bomFormat')),
+      'bad hash': {
+        ...bom,
+        components: [{ ...bom.components[1]!, hashes: [{ alg: 'SHA-512', content: 'xyz' }] }, ...bom.components.slice(2)],
+      },
+      'unknown scope': { ...bom, components: [{ ...bom.components[1]!, scope: 'sometimes' }] },
+    };
+    expect(cycloneDxProblems(valid)).toEqual([]);
+    expect(await cdxValidator.validate(valid)).toBeNull();
+    for (const [name, doc] of Object.entries(broken)) {
+      const json = JSON.stringify(doc);
+      expect(cycloneDxProblems(json).length, name).toBeGreaterThan(0);
+      expect(await cdxValidator.validate(json), name).not.toBeNull();
+    }
+  });
+});

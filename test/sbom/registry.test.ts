@@ -1,0 +1,219 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DiskMetadataCache } from '../../src/registry/disk-cache.js';
+import { npmMetadataClient } from '../../src/registry/metadata-client.js';
+import { PgMetadataCache } from '../../src/registry/pg-cache.js';
+import { registryAnalysis } from '../../src/registry/analysis.js';
+import { analyze } from '../../src/sbom/analyze.js';
+import { RegistryEnricher } from '../../src/sbom/enrich.js';
+import type { ProgressCounts } from '../../src/sbom/types.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { startFixtureRegistry, type FixtureRegistry } from '../helpers/registry.js';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.drop());
+
+type Json = Record<string, unknown>;
+const lockfileOf = (deps: Record<string, { version: string; license?: string }>) => {
+  const packages: Json = { '': { name: 'app', version: '1.0.0', dependencies: Object.fromEntries(Object.entries(deps).map(([n, d]) => [n, d.version])) } };
+  for (const [name, d] of Object.entries(deps)) packages[`node_modules/${name}`] = { version: d.version, ...(d.license ? { license: d.license } : {}) };
+  return { path: 'package-lock.json', content: JSON.stringify({ name: 'app', lockfileVersion: 3, packages }) };
+};
+
+describe('enrichment', () => {
+  let registry: FixtureRegistry;
+  beforeAll(async () => {
+    registry = await startFixtureRegistry({
+      packages: {
+        alpha: {
+          versions: {
+            '1.0.0': {
+              license: 'Apache 2.0',
+              description: 'First letter',
+              homepage: 'https://alpha.example.test',
+              repository: { type: 'git', url: 'git+https://git.example.test/alpha.git' },
+              author: { name: 'Ada', email: 'ada@example.test' },
+              deprecated: 'use beta',
+            },
+          },
+        },
+        '@scope/beta': { versions: { '2.0.0': { licenses: [{ type: 'MIT' }, { type: 'ISC' }] } } },
+        gamma: { versions: { '3.0.0': { license: 'BSD-2-Clause' } } },
+      },
+      statusFor: (name) => (name === 'gamma' ? 500 : null),
+    });
+  });
+  afterAll(() => registry.close());
+
+  it('fills license, description, links, author and deprecation from the registry, reporting counts', async () => {
+    const cache = new PgMetadataCache(database.db);
+    const { registry: enricher } = await registryAnalysis({ cache, resolutionTimeoutMs: 5000, npmOptions: await registry.npmOptions() });
+    const progress: ProgressCounts[] = [];
+    const files = [lockfileOf({ alpha: { version: '1.0.0' }, '@scope/beta': { version: '2.0.0' }, gamma: { version: '3.0.0', license: 'MIT' } })];
+    const result = await analyze(files, 'cyclonedx', { registry: enricher, onProgress: (p) => progress.push(p.counts) });
+    expect(result.counts).toMatchObject({ coordinates_total: 3, coordinates_done: 3, fetched: 2, cached: 0, fetch_failed: 1 });
+    const bom = JSON.parse(result.document) as Json;
+    const components = bom['components'] as Json[];
+    const alpha = components.find((c) => c['name'] === 'alpha')!;
+    expect(alpha).toMatchObject({
+      description: 'First letter',
+      author: 'Ada <ada@example.test>',
+      licenses: [{ expression: 'Apache-2.0' }],
+      externalReferences: expect.arrayContaining([
+        { type: 'website', url: 'https://alpha.example.test' },
+        { type: 'vcs', url: 'git+https://git.example.test/alpha.git' },
+      ]) as unknown,
+    });
+    expect(alpha['properties']).toContainEqual({ name: 'service:deprecated', value: 'use beta' });
+    expect(components.find((c) => c['name'] === 'beta')!['licenses']).toEqual([{ expression: 'MIT OR ISC' }]);
+    // gamma could not be fetched: it keeps the lockfile's license and is named in the notice.
+    expect(components.find((c) => c['name'] === 'gamma')!['licenses']).toEqual([{ expression: 'MIT' }]);
+    const notice = (bom['properties'] as { name: string; value: string }[]).find((p) => p.name === 'service:notice')!.value;
+    expect(notice).toMatch(/could not be fetched for gamma@3\.0\.0/);
+    expect(progress.some((c) => c.coordinates_done === 1)).toBe(true);
+
+    // A second analysis finds the fetched coordinates in the Postgres cache.
+    const again = await analyze(files, 'text', { registry: enricher });
+    expect(again.counts).toMatchObject({ cached: 2, fetched: 0, fetch_failed: 1 });
+  });
+
+  it('shares in-flight fetches and respects the concurrency limit', async () => {
+    const slow = await startFixtureRegistry({ latencyMs: 40, fallback: () => ({ license: 'MIT' }) });
+    try {
+      const enricher = new RegistryEnricher(npmMetadataClient(await slow.npmOptions()), null, 4);
+      const coords = Array.from({ length: 24 }, (_, i) => ({ name: `pkg${i}`, version: '1.0.0' }));
+      const [a, b] = await Promise.all([enricher.enrich(coords, () => undefined, undefined), enricher.enrich(coords, () => undefined, undefined)]);
+      expect(a.metadata.size).toBe(24);
+      expect(b.metadata.size).toBe(24);
+      expect(slow.requests).toHaveLength(24);
+      expect(slow.maxConcurrent()).toBeLessThanOrEqual(4);
+      expect(slow.maxConcurrent()).toBeGreaterThan(1);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('reads the packument where the registry has no version endpoint', async () => {
+    const old = await startFixtureRegistry({ noVersionEndpoint: true, packages: { delta: { versions: { '4.0.0': { license: 'ISC' } } } } });
+    try {
+      const client = npmMetadataClient(await old.npmOptions());
+      expect(await client.fetch('delta', '4.0.0')).toMatchObject({ license: 'ISC' });
+      expect(await client.fetch('delta', '9.9.9')).toBeNull();
+      expect(old.requests).toEqual(['/delta/4.0.0', '/delta', '/delta/9.9.9', '/delta']);
+    } finally {
+      await old.close();
+    }
+  });
+
+  it('keeps metadata on disk for the CLI, expiring old entries', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pkgscope-cache-'));
+    try {
+      let now = 1_000_000;
+      const cache = new DiskMetadataCache(dir, 60_000, () => now);
+      const meta = { license: 'MIT', description: null, homepage: null, repository: null, author: null, deprecated: null };
+      await cache.setMany(new Map([['a@1.0.0', meta]]));
+      expect(await cache.getMany(['a@1.0.0', 'b@1.0.0'])).toEqual(new Map([['a@1.0.0', meta]]));
+      now += 61_000;
+      expect((await cache.getMany(['a@1.0.0'])).size).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('resolution of manifests without a lockfile', () => {
+  let registry: FixtureRegistry;
+  beforeAll(async () => {
+    registry = await startFixtureRegistry({
+      packages: {
+        left: { versions: { '1.0.0': { license: 'MIT' }, '1.2.0': { license: 'MIT', dependencies: { right: '^2.0.0' } } } },
+        right: { versions: { '2.0.0': { license: 'ISC' }, '2.1.0': { license: 'ISC' } } },
+        'dev-tool': { versions: { '5.0.0': {} } },
+      },
+    });
+  });
+  afterAll(() => registry.close());
+
+  const resolverFor = async (timeoutMs = 20_000) =>
+    (await registryAnalysis({ cache: null, resolutionTimeoutMs: timeoutMs, npmOptions: await registry.npmOptions() })).resolver;
+
+  it('resolves an ideal tree with Arborist and marks the document as manifest resolution', async () => {
+    const manifest = { name: 'fresh', version: '0.1.0', dependencies: { left: '^1.0.0' }, devDependencies: { 'dev-tool': '5' } };
+    const result = await analyze([{ path: 'app/package.json', content: JSON.stringify(manifest) }], 'cyclonedx', {
+      resolver: await resolverFor(),
+    });
+    const bom = JSON.parse(result.document) as Json;
+    const components = bom['components'] as { name: string; version: string; scope?: string; properties?: { name: string; value: string }[] }[];
+    expect(components.map((c) => `${c.name}@${c.version}`).sort()).toEqual(['dev-tool@5.0.0', 'fresh@0.1.0', 'left@1.2.0', 'right@2.1.0']);
+    expect(components.find((c) => c.name === 'dev-tool')?.scope).toBe('excluded');
+    const props = Object.fromEntries((bom['properties'] as { name: string; value: string }[]).map((p) => [p.name, p.value]));
+    expect(props['service:completeness']).toBe('resolved_manifest_inventory');
+    expect(props['service:resolution_basis']).toBe('manifest_resolution');
+    expect(JSON.parse(props['service:resolutions'] ?? '')).toEqual([{ manifest: 'app/package.json', outcome: 'resolved', detail: null }]);
+    expect(JSON.parse(props['service:lockfiles'] ?? '')).toEqual([]);
+    expect(result.counts.manifests_done).toBe(1);
+  });
+
+  it('records an impossible range as resolution_failed and keeps the declarations unresolved', async () => {
+    const files = [
+      { path: 'ok/package.json', content: JSON.stringify({ name: 'ok', dependencies: { right: '2.0.0' } }) },
+      { path: 'bad/package.json', content: JSON.stringify({ name: 'bad', dependencies: { left: '^99.0.0' } }) },
+    ];
+    const result = await analyze(files, 'cyclonedx', { resolver: await resolverFor() });
+    const props = Object.fromEntries(((JSON.parse(result.document) as Json)['properties'] as { name: string; value: string }[]).map((p) => [p.name, p.value]));
+    expect(props['service:completeness']).toBe('partial_manifest_inventory');
+    const resolutions = JSON.parse(props['service:resolutions'] ?? '') as { manifest: string; outcome: string }[];
+    expect(resolutions.map((r) => `${r.manifest}:${r.outcome}`).sort()).toEqual(['bad/package.json:resolution_failed', 'ok/package.json:resolved']);
+    expect(JSON.parse(props['service:declarations'] ?? '')).toEqual([{ manifest: 'bad/package.json', name: 'left', range: '^99.0.0', kind: 'dependencies' }]);
+    const names = ((JSON.parse(result.document) as Json)['components'] as { name: string }[]).map((c) => c.name);
+    expect(names).not.toContain('left');
+  });
+
+  it('fails the whole analysis with resolution_failed only when nothing could be resolved', async () => {
+    const files = [{ path: 'package.json', content: JSON.stringify({ name: 'bad', dependencies: { nowhere: '1.0.0' } }) }];
+    await expect(analyze(files, 'text', { resolver: await resolverFor() })).rejects.toMatchObject({ code: 'resolution_failed' });
+  });
+
+  it('gives resolution_timeout past the deadline', async () => {
+    const slow = await startFixtureRegistry({ latencyMs: 2000, packages: { left: { versions: { '1.0.0': {} } } } });
+    try {
+      const { resolver } = await registryAnalysis({ cache: null, resolutionTimeoutMs: 200, npmOptions: await slow.npmOptions() });
+      const files = [{ path: 'package.json', content: JSON.stringify({ name: 'slow', dependencies: { left: '1' } }) }];
+      await expect(analyze(files, 'text', { resolver })).rejects.toMatchObject({ code: 'resolution_timeout' });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('combines lockfiles and resolved manifests as a mixed inventory', async () => {
+    const files = [
+      lockfileOf({ right: { version: '2.0.0' } }),
+      { path: 'package.json', content: JSON.stringify({ name: 'app', version: '1.0.0', dependencies: { right: '2.0.0' } }) },
+      { path: 'extra/package.json', content: JSON.stringify({ name: 'extra', dependencies: { left: '1.0.0' } }) },
+    ];
+    const result = await analyze(files, 'cyclonedx', { resolver: await resolverFor() });
+    const props = Object.fromEntries(((JSON.parse(result.document) as Json)['properties'] as { name: string; value: string }[]).map((p) => [p.name, p.value]));
+    expect(props['service:completeness']).toBe('mixed_dependency_inventory');
+    expect(props['service:resolution_basis']).toBe('lockfile_records_and_manifest_resolution');
+    expect(JSON.parse(props['service:manifest_associations'] ?? '')).toEqual([
+      { manifest: 'package.json', lockfile: 'package-lock.json', role: 'root' },
+      { manifest: 'extra/package.json', lockfile: null, role: 'standalone' },
+    ]);
+  });
+
+  it('treats registry failures during resolution as transient', async () => {
+    const broken = await startFixtureRegistry({ statusFor: () => 503 });
+    try {
+      const { resolver } = await registryAnalysis({ cache: null, resolutionTimeoutMs: 10_000, npmOptions: await broken.npmOptions() });
+      const files = [{ path: 'package.json', content: JSON.stringify({ name: 'x', dependencies: { left: '1' } }) }];
+      await expect(analyze(files, 'text', { resolver })).rejects.toMatchObject({ name: 'TransientAnalysisError' });
+    } finally {
+      await broken.close();
+    }
+  });
+});
