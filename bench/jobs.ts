@@ -1,0 +1,186 @@
+/**
+ * bench:jobs — 1,000 lockfile jobs (a 50-package package-lock.json each) through the real API and
+ * two worker processes on this machine: jobs/s end to end, submit→succeeded latency percentiles
+ * as fast as possible and at 50 jobs/s offered, and, in the same run, the throughput of no-op
+ * BullMQ jobs on the same Redis with the same processes and concurrency (the queue's ceiling).
+ * Targets: >= 100 jobs/s end to end; p95 < 1 s at 50 jobs/s.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Agent, request } from 'undici';
+import { createToken, ensureAccount } from '../src/accounts/tokens.js';
+import { connectDatabase } from '../src/db/client.js';
+import type { JobSnapshot } from '../src/jobs/snapshot.js';
+import { freePort, LogWatcher } from '../test/helpers/cli.js';
+import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
+import { benchDatabase, ms, percentile } from './helpers.js';
+
+const JOBS = 1000;
+const WORKERS = 2;
+const CONCURRENCY = Number(process.env['BENCH_WORKER_CONCURRENCY'] ?? 8);
+const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const prefix = `pkgscope-bench-${process.pid}`;
+const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+
+/** A package-lock.json v3 with 50 registry packages, some nested, with edges. */
+function lockfile50(): string {
+  const packages: Record<string, unknown> = {};
+  const rootDeps: Record<string, string> = {};
+  for (let i = 0; i < 50; i++) {
+    const name = `bench-pkg-${i}`;
+    const path = i % 10 === 9 ? `node_modules/bench-pkg-${i - 1}/node_modules/${name}` : `node_modules/${name}`;
+    packages[path] = {
+      version: `1.${i}.0`,
+      integrity: `sha512-${Buffer.alloc(64, i).toString('base64')}`,
+      license: 'MIT',
+      ...(i % 10 === 8 ? { dependencies: { [`bench-pkg-${i + 1}`]: '^1.0.0' } } : {}),
+    };
+    if (i % 10 !== 9) rootDeps[name] = `^1.${i}.0`;
+  }
+  packages[''] = { name: 'bench-app', version: '1.0.0', dependencies: rootDeps };
+  return JSON.stringify({ name: 'bench-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages });
+}
+
+function processEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', ...extra };
+}
+
+async function main(): Promise<void> {
+  const databaseUrl = await benchDatabase('pkgscope_bench_jobs');
+  const database = connectDatabase(databaseUrl, { max: 2 });
+  const token = (await createToken(database.db, await ensureAccount(database.db, 'bench'))).token;
+  await database.close();
+  const registry = await startFixtureRegistry({ fallback: anyPackage });
+  const port = await freePort();
+  const common = { DATABASE_URL: databaseUrl, npm_config_registry: `${registry.url}/`, WORKER_CONCURRENCY: String(CONCURRENCY) };
+  const children: ChildProcess[] = [];
+  const start = (args: string[], env: Record<string, string>): ChildProcess => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: processEnv({ ...common, ...env }), stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    return child;
+  };
+  const api = start(['api'], { PORT: String(port), LOG_LEVEL: 'info' });
+  await new LogWatcher(api).waitFor((l) => String(l['msg']).startsWith('Server listening'));
+  for (let i = 0; i < WORKERS; i++) {
+    const worker = start(['worker'], { LOG_LEVEL: 'info' });
+    await new LogWatcher(worker).waitFor((l) => l['msg'] === 'worker started');
+  }
+
+  // Completion is observed on the job event channels: one pattern subscription for all jobs.
+  const done = new Map<string, number>();
+  const waiting = new Map<string, () => void>();
+  const subscriber = new Redis(REDIS_URL);
+  await subscriber.psubscribe(`${prefix}:job-events:*`);
+  subscriber.on('pmessage', (_pattern: string, _channel: string, message: string) => {
+    const snapshot = JSON.parse(message) as JobSnapshot;
+    if (snapshot.state !== 'succeeded' && snapshot.state !== 'failed') return;
+    if (snapshot.state === 'failed') console.error(`job ${snapshot.id} failed: ${snapshot.error ?? ''}`);
+    if (!done.has(snapshot.id)) done.set(snapshot.id, performance.now());
+    waiting.get(snapshot.id)?.();
+  });
+
+  const dispatcher = new Agent({ connections: 64, pipelining: 1 });
+  const body = JSON.stringify({ format: 'cyclonedx', files: [{ path: 'package-lock.json', content: lockfile50() }] });
+  const submit = async (): Promise<{ id: string; at: number; finished: Promise<number> }> => {
+    const at = performance.now();
+    const res = await request(`http://127.0.0.1:${port}/v1/experimental/lockfile-jobs`, {
+      method: 'POST',
+      dispatcher,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    });
+    const snapshot = (await res.body.json()) as JobSnapshot;
+    if (res.statusCode !== 202) throw new Error(`submit answered ${res.statusCode}`);
+    const finished = new Promise<number>((resolve) => {
+      const end = done.get(snapshot.id);
+      if (end !== undefined) resolve(end);
+      else waiting.set(snapshot.id, () => resolve(done.get(snapshot.id) ?? performance.now()));
+    });
+    return { id: snapshot.id, at, finished };
+  };
+  const report = async (label: string, jobs: { at: number; finished: Promise<number> }[], began: number) => {
+    const ends = await Promise.all(jobs.map((j) => j.finished));
+    const latencies = jobs.map((j, i) => (ends[i] ?? 0) - j.at).sort((a, b) => a - b);
+    const wall = Math.max(...ends) - began;
+    console.log(
+      `${label}: ${jobs.length} jobs in ${ms(wall)} = ${((jobs.length / wall) * 1000).toFixed(1)} jobs/s end to end; ` +
+        `submit→succeeded p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, p99 ${ms(percentile(latencies, 99))}`,
+    );
+    return (jobs.length / wall) * 1000;
+  };
+
+  // Warm-up: the first job fills the metadata cache and compiles the CycloneDX schema per worker.
+  await Promise.all(Array.from({ length: WORKERS * 2 }, async () => (await submit()).finished));
+
+  let began = performance.now();
+  const burst: { at: number; finished: Promise<number> }[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < JOBS) {
+        next++;
+        burst.push(await submit());
+      }
+    }),
+  );
+  const endToEnd = await report(`as fast as possible (${WORKERS} workers × concurrency ${CONCURRENCY})`, burst, began);
+
+  began = performance.now();
+  const paced: { at: number; finished: Promise<number> }[] = [];
+  const submits: Promise<void>[] = [];
+  for (let i = 0; i < JOBS; i++) {
+    const due = began + i * 20;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    submits.push(submit().then((j) => void paced.push(j)));
+  }
+  await Promise.all(submits);
+  await report('offered at 50 jobs/s', paced, began);
+
+  // The queue's own ceiling: no-op jobs, same Redis, same number of processes and concurrency.
+  const noopQueue = new Queue('bench-noop', { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix });
+  const noopWorkers = Array.from({ length: WORKERS }, () =>
+    spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { Worker } from 'bullmq'; import { Redis } from 'ioredis';
+         const w = new Worker('bench-noop', async () => undefined, { connection: new Redis(${JSON.stringify(REDIS_URL)}, { maxRetriesPerRequest: null }), prefix: ${JSON.stringify(prefix)}, concurrency: ${CONCURRENCY} });
+         await w.waitUntilReady(); console.log('ready'); process.on('SIGTERM', async () => { await w.close(); process.exit(0); });`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'], cwd: fileURLToPath(new URL('..', import.meta.url)) },
+    ),
+  );
+  await Promise.all(noopWorkers.map(async (w) => once(w.stdout!, 'data')));
+  const NOOPS = 5000;
+  began = performance.now();
+  await noopQueue.addBulk(Array.from({ length: NOOPS }, (_, i) => ({ name: 'noop', data: { i }, opts: { removeOnComplete: true } })));
+  while ((await noopQueue.getJobCounts('waiting', 'active')).waiting + (await noopQueue.getJobCounts('active')).active > 0) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const ceiling = (NOOPS / (performance.now() - began)) * 1000;
+  console.log(`no-op BullMQ jobs, same Redis and processes: ${ceiling.toFixed(1)} jobs/s; pkgscope end to end is ${((endToEnd / ceiling) * 100).toFixed(1)}% of it`);
+
+  for (const w of noopWorkers) w.kill('SIGTERM');
+  await noopQueue.obliterate({ force: true });
+  await noopQueue.close();
+  await subscriber.quit();
+  await dispatcher.close();
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((c) => (c.exitCode === null ? once(c, 'exit') : undefined)));
+  await registry.close();
+  const cleanup = new Redis(REDIS_URL);
+  let cursor = '0';
+  do {
+    const [nextCursor, keys] = await cleanup.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = nextCursor;
+    if (keys.length > 0) await cleanup.del(...keys);
+  } while (cursor !== '0');
+  await cleanup.quit();
+}
+
+await main();
