@@ -155,11 +155,15 @@ async function main(): Promise<void> {
       { stdio: ['ignore', 'pipe', 'inherit'], cwd: fileURLToPath(new URL('..', import.meta.url)) },
     ),
   );
-  await Promise.all(noopWorkers.map(async (w) => once(w.stdout!, 'data')));
+  await Promise.all(noopWorkers.map(async (w) => once(w.stdout, 'data')));
   const NOOPS = 5000;
   began = performance.now();
   await noopQueue.addBulk(Array.from({ length: NOOPS }, (_, i) => ({ name: 'noop', data: { i }, opts: { removeOnComplete: true } })));
-  while ((await noopQueue.getJobCounts('waiting', 'active')).waiting + (await noopQueue.getJobCounts('active')).active > 0) {
+  const pending = async (): Promise<number> => {
+    const counts = await noopQueue.getJobCounts('waiting', 'active');
+    return (counts['waiting'] ?? 0) + (counts['active'] ?? 0);
+  };
+  while ((await pending()) > 0) {
     await new Promise((r) => setTimeout(r, 20));
   }
   const ceiling = (NOOPS / (performance.now() - began)) * 1000;
@@ -171,7 +175,7 @@ async function main(): Promise<void> {
   await subscriber.quit();
   await dispatcher.close();
   for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null ? once(c, 'exit') : undefined)));
+  await Promise.all(children.filter((c) => c.exitCode === null).map((c) => once(c, 'exit')));
   await registry.close();
   const cleanup = new Redis(REDIS_URL);
   let cursor = '0';

@@ -39,6 +39,14 @@ export interface Config {
   readonly registryConcurrency: number;
   /** Minimum spacing of progress writes of one job (phase changes are written at once). */
   readonly progressIntervalMs: number;
+  /** Files above this size are listed without content. */
+  readonly inventoryMaxFileBytes: number;
+  /** An archive expanding beyond this fails its preparation. */
+  readonly inventoryMaxTotalBytes: number;
+  /** A failed preparation is retried by a request arriving this long after the failure. */
+  readonly inventoryRetryMs: number;
+  /** Requests may use an authenticated token for this long without it being looked up again. */
+  readonly authCacheMs: number;
   /** Test hook: workers hold every job when it enters this phase, until they are killed. */
   readonly testHoldPhase: 'resolving' | 'enriching' | 'rendering' | null;
   readonly gitHosts: Readonly<Record<GitHostKind, string>>;
@@ -241,6 +249,10 @@ export function loadConfig(env: Env = process.env): Config {
     resolutionTimeoutMs: r.integer('RESOLUTION_TIMEOUT_MS', 60_000, 100, 600_000),
     registryConcurrency: r.integer('REGISTRY_CONCURRENCY', 16, 1, 256),
     progressIntervalMs: r.integer('PROGRESS_INTERVAL_MS', 250, 0, 60_000),
+    inventoryMaxFileBytes: r.integer('INVENTORY_MAX_FILE_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    inventoryMaxTotalBytes: r.integer('INVENTORY_MAX_TOTAL_BYTES', 512 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+    inventoryRetryMs: r.integer('INVENTORY_RETRY_MS', 600_000, 0, 86_400_000),
+    authCacheMs: r.integer('AUTH_CACHE_MS', 2_000, 0, 300_000),
     testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering'] as const),
     gitHosts: r.gitHosts('GIT_HOSTS'),
     siteAllowPrivateAddresses: r.boolean('SITE_ALLOW_PRIVATE_ADDRESSES', false),

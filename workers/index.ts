@@ -2,18 +2,23 @@ import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config.js';
 import type { DatabaseHandle } from '../src/db/client.js';
-import { snapshotPublisher } from '../src/jobs/events.js';
-import { createQueue, QUEUE_NAMES, type SbomJobData } from '../src/jobs/queues.js';
+import { DEFAULT_TAR_LIMITS } from '../src/inventory/tar-reader.js';
+import { NpmPackageSource } from '../src/inventory/sources/npm.js';
+import { InventoryStore } from '../src/inventory/store.js';
+import { inventoryChannel } from '../src/inventory/waiter.js';
+import { publishEvent, snapshotPublisher } from '../src/jobs/events.js';
+import { createQueue, QUEUE_NAMES, type InventoryJobData, type SbomJobData } from '../src/jobs/queues.js';
 import { ShutdownRequested, type Analyze } from '../src/jobs/runner.js';
 import { JobStore } from '../src/jobs/store.js';
 import type { Logger } from '../src/logger.js';
 import { closeRedis, createRedis } from '../src/redis.js';
 import { registryAnalysis } from '../src/registry/analysis.js';
-import type { NpmOptions } from '../src/registry/npm-options.js';
+import { loadNpmOptions, type NpmOptions } from '../src/registry/npm-options.js';
 import { PgMetadataCache } from '../src/registry/pg-cache.js';
 import { analyze } from '../src/sbom/analyze.js';
 import { PARSER_CONTRACT_VERSION } from '../src/sbom/contract.js';
 import type { QueueHandler } from './handler.js';
+import { inventoryHandler } from './inventory.js';
 import { maintenanceHandler } from './maintenance.js';
 import { sbomHandler } from './sbom.js';
 
@@ -48,6 +53,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const store = new JobStore(database.db);
   const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix);
   const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix);
+  const inventoryQueue = createQueue<InventoryJobData>('inventory', commands, config.redisPrefix);
+  const inventories = new InventoryStore(database.db);
   const { registry, resolver } = await registryAnalysis({
     cache: new PgMetadataCache(database.db),
     resolutionTimeoutMs: config.resolutionTimeoutMs,
@@ -69,7 +76,18 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       },
       logger,
     ),
-    maintenanceHandler({ config, store, sbomQueue, maintenanceQueue, logger }),
+    inventoryHandler(
+      {
+        store: inventories,
+        npm: new NpmPackageSource(deps.npmOptions ?? (await loadNpmOptions())),
+        limits: { ...DEFAULT_TAR_LIMITS, maxFileBytes: config.inventoryMaxFileBytes, maxTotalBytes: config.inventoryMaxTotalBytes },
+        logger,
+        notify: (id) => publishEvent(commands, inventoryChannel(config.redisPrefix, id), 'changed', logger),
+        maxAttempts: config.jobMaxAttempts,
+      },
+      logger,
+    ),
+    maintenanceHandler({ config, store, inventories, sbomQueue, inventoryQueue, maintenanceQueue, logger }),
   ];
   checkHandlers(handlers);
 
@@ -120,7 +138,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         await closing;
       }
       for (const handler of handlers) await handler.close?.();
-      await Promise.all([sbomQueue.close(), maintenanceQueue.close()]);
+      await Promise.all([sbomQueue.close(), maintenanceQueue.close(), inventoryQueue.close()]);
       await Promise.all(connections.map(closeRedis));
     },
   };

@@ -1,8 +1,14 @@
 import type { Queue } from 'bullmq';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
-import { ensureMaintenanceSchedules, expireJobs, reconcileJobs } from '../src/jobs/maintenance.js';
-import type { SbomQueue } from '../src/jobs/queues.js';
+import {
+  ensureMaintenanceSchedules,
+  expireJobs,
+  reconcileInventories,
+  reconcileJobs,
+  type UnfinishedInventories,
+} from '../src/jobs/maintenance.js';
+import type { InventoryQueue, SbomQueue } from '../src/jobs/queues.js';
 import type { JobStore } from '../src/jobs/store.js';
 import type { QueueHandler } from './handler.js';
 
@@ -10,7 +16,9 @@ import type { QueueHandler } from './handler.js';
 export function maintenanceHandler(deps: {
   config: Config;
   store: JobStore;
+  inventories: UnfinishedInventories;
   sbomQueue: SbomQueue;
+  inventoryQueue: InventoryQueue;
   maintenanceQueue: Queue;
   logger: Logger;
 }): QueueHandler {
@@ -44,7 +52,8 @@ export function maintenanceHandler(deps: {
           { graceMs: config.reconcileGraceMs, batch: 500, maxAttempts: config.jobMaxAttempts },
           logger,
         );
-        if (result.requeued > 0) logger.info(result, 'reconciliation done');
+        const inventories = await reconcileInventories(deps.inventories, deps.inventoryQueue, config.reconcileGraceMs, logger);
+        if (result.requeued + inventories > 0) logger.info({ ...result, inventories }, 'reconciliation done');
       } else if (job.name === 'expire') {
         const deleted = await expireJobs(store, 500, 20);
         if (deleted > 0) logger.info({ deleted }, 'expired jobs deleted');

@@ -1,14 +1,36 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { recordSessionRequest } from '../accounts/sessions.js';
-import { findPrincipal, type TokenUsageRecorder } from '../accounts/tokens.js';
+import { findPrincipal, type Principal, type TokenUsageRecorder } from '../accounts/tokens.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { ProblemError } from './problems.js';
 
 export interface AuthDeps {
   readonly db: Database;
-  readonly config: Pick<Config, 'termsUrl' | 'termsAcceptanceUrl'>;
+  readonly config: Pick<Config, 'termsUrl' | 'termsAcceptanceUrl' | 'authCacheMs'>;
   readonly tokenUsage: TokenUsageRecorder;
+}
+
+/**
+ * Principals of recently seen tokens, kept for AUTH_CACHE_MS so a busy client is not looked up
+ * on every request; a revoked token stops working within that time (0 disables the cache).
+ */
+class PrincipalCache {
+  private readonly entries = new Map<string, { principal: Principal | null; at: number }>();
+  constructor(private readonly ttlMs: number) {}
+
+  async get(token: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
+    if (this.ttlMs === 0) return load();
+    const now = Date.now();
+    const hit = this.entries.get(token);
+    if (hit && now - hit.at < this.ttlMs) return hit.principal;
+    const principal = await load();
+    this.entries.set(token, { principal, at: now });
+    if (this.entries.size > 10_000) {
+      for (const [key, value] of this.entries) if (now - value.at >= this.ttlMs) this.entries.delete(key);
+    }
+    return principal;
+  }
 }
 
 const REALM = 'Bearer realm="pkgscope"';
@@ -38,10 +60,12 @@ function unauthenticated(tokenSent: boolean): ProblemError {
  * header, then the route's capability and the terms. A valid session id is recorded.
  */
 export function authenticate(deps: AuthDeps): onRequestAsyncHookHandler {
+  const cache = new PrincipalCache(deps.config.authCacheMs);
   return async (request: FastifyRequest) => {
     const credential = readBearer(request.headers.authorization);
     if (credential.kind === 'none') throw unauthenticated(false);
-    const principal = credential.token === null ? null : await findPrincipal(deps.db, credential.token);
+    const token = credential.token;
+    const principal = token === null ? null : await cache.get(token, () => findPrincipal(deps.db, token));
     if (!principal) throw unauthenticated(true);
     request.principal = principal;
 

@@ -16,6 +16,9 @@ export const PROBLEM_CODES = {
   READ_PATH_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   SOURCE_INVENTORY_SCOPE_UNAVAILABLE: 409,
+  /** The target is still being prepared (reads); list answers a pending page instead. */
+  TARGET_NOT_READY: 409,
+  READ_CONTENT_UNAVAILABLE: 409,
   ANALYSIS_PENDING: 409,
   ANALYSIS_FAILED: 409,
   IDEMPOTENCY_KEY_REUSED: 409,

@@ -9,22 +9,26 @@ export function jobChannel(prefix: string, jobId: string): string {
 
 export type SnapshotSink = (snapshot: JobSnapshot) => Promise<void>;
 
+/** Publishes a message, best effort (listeners re-read Postgres, the truth, after a reconnect). */
+export async function publishEvent(redis: Redis, channel: string, message: string, logger: Logger): Promise<void> {
+  try {
+    await redis.publish(channel, message);
+  } catch (error) {
+    logger.warn({ err: error, channel }, 'event publish failed');
+  }
+}
+
 /**
  * Publishes a committed snapshot. Delivery is best effort: Postgres holds the truth, and every
  * stream re-reads it after a Redis reconnect, so a lost message delays an update, never loses it.
  */
 export function snapshotPublisher(redis: Redis, prefix: string, logger: Logger): SnapshotSink {
-  return async (snapshot) => {
-    try {
-      await redis.publish(jobChannel(prefix, snapshot.id), JSON.stringify(snapshot));
-    } catch (error) {
-      logger.warn({ err: error, jobId: snapshot.id }, 'snapshot publish failed');
-    }
-  };
+  return (snapshot) => publishEvent(redis, jobChannel(prefix, snapshot.id), JSON.stringify(snapshot), logger);
 }
 
-export interface SnapshotListener {
-  onSnapshot(snapshot: JobSnapshot): void;
+/** A listener of one channel: messages arrive as published text. */
+export interface ChannelListener {
+  onMessage(message: string): void;
   /** Called after Redis reconnected: messages may have been missed, so re-read the truth. */
   onResync(): void;
   /** Called when the process shuts down. */
@@ -32,14 +36,14 @@ export interface SnapshotListener {
 }
 
 interface Channel {
-  readonly listeners: Set<SnapshotListener>;
+  readonly listeners: Set<ChannelListener>;
   readonly subscribed: Promise<unknown>;
 }
 
 /**
- * One subscriber connection per API process, fanned out in memory to every open stream.
- * Subscribing resolves once Redis confirmed the subscription, so a snapshot read afterwards
- * from Postgres cannot miss a later publish.
+ * One subscriber connection per API process, fanned out in memory to every listener (event
+ * streams, waits for preparations). Subscribing resolves once Redis confirmed the subscription,
+ * so state read afterwards from Postgres cannot miss a later publish.
  */
 export class EventHub {
   private readonly channels = new Map<string, Channel>();
@@ -47,7 +51,6 @@ export class EventHub {
 
   constructor(
     private readonly subscriber: Redis,
-    private readonly prefix: string,
     private readonly logger: Logger,
   ) {
     subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, message));
@@ -61,8 +64,8 @@ export class EventHub {
     });
   }
 
-  async subscribe(jobId: string, listener: SnapshotListener): Promise<() => void> {
-    const name = jobChannel(this.prefix, jobId);
+  /** Listens on a channel; resolves (with the way to stop) once Redis confirmed the subscription. */
+  async subscribe(name: string, listener: ChannelListener): Promise<() => void> {
     let channel = this.channels.get(name);
     if (!channel) {
       channel = { listeners: new Set(), subscribed: this.subscriber.subscribe(name) };
@@ -79,7 +82,7 @@ export class EventHub {
     return () => this.remove(name, current, listener);
   }
 
-  private remove(name: string, channel: Channel, listener: SnapshotListener): void {
+  private remove(name: string, channel: Channel, listener: ChannelListener): void {
     channel.listeners.delete(listener);
     if (channel.listeners.size > 0 || this.channels.get(name) !== channel) return;
     this.channels.delete(name);
@@ -89,14 +92,7 @@ export class EventHub {
   private dispatch(name: string, message: string): void {
     const channel = this.channels.get(name);
     if (!channel) return;
-    let snapshot: JobSnapshot;
-    try {
-      snapshot = JSON.parse(message) as JobSnapshot;
-    } catch {
-      this.logger.warn({ channel: name }, 'malformed snapshot message ignored');
-      return;
-    }
-    for (const listener of [...channel.listeners]) listener.onSnapshot(snapshot);
+    for (const listener of [...channel.listeners]) listener.onMessage(message);
   }
 
   /** Re-subscribes (confirmed) and tells every stream to re-read its snapshot. */
@@ -112,7 +108,7 @@ export class EventHub {
     for (const channel of this.channels.values()) for (const listener of [...channel.listeners]) listener.onResync();
   }
 
-  /** Number of open listeners (streams) in this process. */
+  /** Number of open listeners in this process. */
   get size(): number {
     let n = 0;
     for (const channel of this.channels.values()) n += channel.listeners.size;

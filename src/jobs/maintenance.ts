@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
-import { enqueueSbomJob, type SbomQueue } from './queues.js';
+import { enqueueInventory, enqueueSbomJob, type InventoryQueue, type SbomQueue } from './queues.js';
 import type { JobStore } from './store.js';
 
 /** Queue states in which a BullMQ job will still be processed. */
@@ -34,6 +34,31 @@ export async function reconcileJobs(
     logger.warn({ jobId: id, queueState: state }, 'reconciler re-enqueued a job with no live queue entry');
   }
   return { checked: candidates.length, requeued };
+}
+
+/** What the inventory reconciler needs of the inventory store (kept narrow: jobs/ stays below inventory/). */
+export interface UnfinishedInventories {
+  unfinishedOlderThan(graceMs: number, limit: number): Promise<readonly { id: string; kind: string }[]>;
+}
+
+/** The same rule for inventory preparations: unfinished without a live queue entry → enqueue again. */
+export async function reconcileInventories(
+  store: UnfinishedInventories,
+  queue: InventoryQueue,
+  graceMs: number,
+  logger: Logger,
+): Promise<number> {
+  let requeued = 0;
+  for (const { id, kind } of await store.unfinishedOlderThan(graceMs, 500)) {
+    const existing = await queue.getJob(`inv-${id}`);
+    const state = existing ? await existing.getState() : 'missing';
+    if (LIVE_STATES.has(state)) continue;
+    if (existing) await existing.remove().catch(() => undefined);
+    await enqueueInventory(queue, id, kind);
+    requeued++;
+    logger.warn({ inventoryId: id, queueState: state }, 'reconciler re-enqueued an inventory preparation');
+  }
+  return requeued;
 }
 
 /** Deletes expired jobs (with their inputs and results) in batches. */

@@ -2,7 +2,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 
 /** Every queue the workers serve; start-up fails if one has no handler or two. */
-export const QUEUE_NAMES = ['sbom', 'maintenance'] as const;
+export const QUEUE_NAMES = ['sbom', 'inventory', 'maintenance'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface SbomJobData {
@@ -24,6 +24,26 @@ export function sbomJobOptions(jobId: string, maxAttempts: number): JobsOptions 
     removeOnComplete: true,
     removeOnFail: { age: 86_400, count: 1_000 },
   };
+}
+
+export interface InventoryJobData {
+  readonly inventoryId: string;
+}
+
+export type InventoryQueue = Queue<InventoryJobData>;
+
+/**
+ * The preparation job of an inventory, named after its kind. Its id is the inventory's, so
+ * requests arriving together add it once; finished jobs are removed so a retry can add it again.
+ */
+export async function enqueueInventory(queue: InventoryQueue, inventoryId: string, kind: string): Promise<void> {
+  await queue.add(kind, { inventoryId }, {
+    jobId: `inv-${inventoryId}`,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 2_000 },
+    removeOnComplete: true,
+    removeOnFail: true,
+  });
 }
 
 export async function enqueueSbomJob(queue: SbomQueue, jobId: string, maxAttempts: number): Promise<void> {

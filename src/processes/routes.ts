@@ -3,15 +3,25 @@ import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { RoutePlugin } from '../http/app.js';
 import { EventHub } from '../jobs/events.js';
-import { createQueue, type SbomJobData, type SbomQueue } from '../jobs/queues.js';
+import { InventoryCatalog } from '../inventory/catalog.js';
+import { CursorCodec } from '../inventory/cursor.js';
+import { cursorSecret } from '../inventory/cursor-secret.js';
+import { ListService } from '../inventory/list-service.js';
+import { ReadService } from '../inventory/read-service.js';
+import { NpmPackageSource } from '../inventory/sources/npm.js';
+import { InventoryStore } from '../inventory/store.js';
+import { inventoryChannel, waitForInventory } from '../inventory/waiter.js';
+import { createQueue, enqueueInventory, type InventoryJobData, type InventoryQueue, type SbomJobData, type SbomQueue } from '../jobs/queues.js';
 import { JobStore } from '../jobs/store.js';
 import type { Logger } from '../logger.js';
 import { closeRedis, createRedis } from '../redis.js';
 import { registryAnalysis, type RegistryAnalysis } from '../registry/analysis.js';
-import type { NpmOptions } from '../registry/npm-options.js';
+import { loadNpmOptions, type NpmOptions } from '../registry/npm-options.js';
 import { PgMetadataCache } from '../registry/pg-cache.js';
 import { healthRoutes } from '../routes/health.js';
+import { listRoutes } from '../routes/list.js';
 import { lockfileJobRoutes } from '../routes/lockfile-jobs.js';
+import { readRoutes } from '../routes/read.js';
 import { sbomRoutes } from '../routes/sbom.js';
 import { analyze } from '../sbom/analyze.js';
 
@@ -22,8 +32,12 @@ export interface ApiServices {
   readonly commands: Redis;
   readonly subscriber: Redis;
   readonly sbomQueue: SbomQueue;
+  readonly inventoryQueue: InventoryQueue;
   readonly hub: EventHub;
   readonly store: JobStore;
+  readonly inventories: InventoryStore;
+  readonly list: ListService;
+  readonly reader: ReadService;
   close(): Promise<void>;
 }
 
@@ -33,17 +47,50 @@ export async function createApiServices(
   logger: Logger,
   npmOptions?: NpmOptions,
 ): Promise<ApiServices> {
+  const options = npmOptions ?? (await loadNpmOptions());
   const analysis = await registryAnalysis({
     cache: new PgMetadataCache(database.db),
     resolutionTimeoutMs: config.resolutionTimeoutMs,
     concurrency: config.registryConcurrency,
-    ...(npmOptions ? { npmOptions } : {}),
+    npmOptions: options,
   });
   const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-api-commands');
   const subscriber = createRedis(config.redisUrl, 'subscriber', 'pkgscope-api-events');
   const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix);
-  const hub = new EventHub(subscriber, config.redisPrefix, logger);
+  const hub = new EventHub(subscriber, logger);
+  const inventoryQueue = createQueue<InventoryJobData>('inventory', commands, config.redisPrefix);
+  const inventories = new InventoryStore(database.db);
+  const catalog = new InventoryCatalog(inventories);
+  const list = new ListService({
+    store: inventories,
+    catalog,
+    npm: new NpmPackageSource(options),
+    cursors: new CursorCodec(await cursorSecret(database.db, config.cursorSecret)),
+    enqueue: async (row) => {
+      try {
+        await enqueueInventory(inventoryQueue, row.id, row.kind);
+      } catch (error) {
+        // The row is committed; the reconciler enqueues it once Redis answers again.
+        logger.warn({ err: error, inventoryId: row.id }, 'enqueue failed; left to the reconciler');
+      }
+    },
+    wait: async (row, ms) =>
+      (
+        await waitForInventory(
+          hub,
+          inventoryChannel(config.redisPrefix, row.id),
+          async () => (await inventories.get(row.id)) ?? row,
+          (r) => r.state === 'ready' || r.state === 'failed' || r.state === 'unavailable',
+          ms,
+        )
+      ).value,
+    failedRetryMs: config.inventoryRetryMs,
+  });
   return {
+    inventoryQueue,
+    inventories,
+    list,
+    reader: new ReadService(inventories, catalog),
     analysis,
     commands,
     subscriber,
@@ -52,7 +99,7 @@ export async function createApiServices(
     store: new JobStore(database.db),
     close: async () => {
       hub.closeAll();
-      await sbomQueue.close();
+      await Promise.all([sbomQueue.close(), inventoryQueue.close()]);
       await Promise.all([closeRedis(commands), closeRedis(subscriber)]);
     },
   };
@@ -71,6 +118,8 @@ export function apiRoutes(config: Config, database: DatabaseHandle, services: Ap
     v1Routes: [
       lockfileJobRoutes({ config, store: services.store, queue: services.sbomQueue, hub: services.hub, logger }),
       sbomRoutes({ config, analyze, analysis }),
+      listRoutes(services.list),
+      readRoutes(services.list, services.reader),
     ],
   };
 }

@@ -6,7 +6,7 @@ import type { App, RoutePlugin } from '../http/app.js';
 import { headerLines } from '../http/headers.js';
 import { ProblemError } from '../http/problems.js';
 import { SseWriter } from '../http/sse.js';
-import type { EventHub } from '../jobs/events.js';
+import { jobChannel, type EventHub } from '../jobs/events.js';
 import { enqueueSbomJob, type SbomQueue } from '../jobs/queues.js';
 import { isTerminal, jobLocation, JOBS_PATH, type JobSnapshot } from '../jobs/snapshot.js';
 import type { JobStore } from '../jobs/store.js';
@@ -16,7 +16,7 @@ import { PARSER_CONTRACT_VERSION } from '../sbom/contract.js';
 import { MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
 
 export interface LockfileJobRouteDeps {
-  readonly config: Pick<Config, 'jobTtlSeconds' | 'jobMaxAttempts' | 'sseHeartbeatMs'>;
+  readonly config: Pick<Config, 'jobTtlSeconds' | 'jobMaxAttempts' | 'sseHeartbeatMs' | 'redisPrefix'>;
   readonly store: JobStore;
   readonly queue: SbomQueue;
   readonly hub: EventHub;
@@ -48,6 +48,7 @@ const IDEMPOTENCY_HEADER = new Set(['idempotency-key']);
 /** Submit, status, result and events of lockfile analysis jobs. */
 export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
   const { store, queue, hub, config, logger } = deps;
+  const redisPrefix = config.redisPrefix;
   return async (app: App) => {
     await app.register(multipart, MULTIPART_OPTIONS);
     const path = JOBS_PATH.replace(/^\/v1/, '');
@@ -147,8 +148,15 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
           logger.warn({ err: error, jobId: id }, 'event stream could not re-read its snapshot');
         }
       };
+      const onMessage = (message: string): void => {
+        try {
+          deliver(JSON.parse(message) as JobSnapshot);
+        } catch {
+          logger.warn({ jobId: id }, 'malformed snapshot message ignored');
+        }
+      };
       // Subscribe first, then read: a snapshot published in between is not lost.
-      unsubscribe = await hub.subscribe(id, { onSnapshot: deliver, onResync: () => void reread(), onClose: close });
+      unsubscribe = await hub.subscribe(jobChannel(redisPrefix, id), { onMessage, onResync: () => void reread(), onClose: close });
       let snapshot: JobSnapshot | null;
       try {
         snapshot = await store.findForOwner(id, accountId);

@@ -78,7 +78,7 @@ describe('pkgscope start', () => {
     try {
       const listening = await logs.waitFor((l) => l['role'] === 'api' && String(l['msg']).startsWith('Server listening'));
       await logs.waitFor((l) => l['role'] === 'worker' && l['msg'] === 'worker started');
-      const res = await fetch(`http://127.0.0.1:${port}/v1/experimental/lockfile-jobs`, { method: 'POST' });
+      const res = await fetch(`http://127.0.0.1:${port}/v1/list`, { method: 'POST' });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="pkgscope"');
       expect(res.headers.get('cache-control')).toBe('no-store');

@@ -15,6 +15,8 @@ export function testConfig(database: { url: string }, env: Record<string, string
     REDIS_PREFIX: `pkgscope-test-${randomBytes(4).toString('hex')}`,
     LOG_LEVEL: 'silent',
     PORT: '0',
+    // Revocation must be seen at once in tests.
+    AUTH_CACHE_MS: '0',
     ...env,
   });
 }

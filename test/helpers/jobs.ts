@@ -8,7 +8,7 @@ import { apiRoutes, createApiServices, type ApiServices } from '../../src/proces
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { testConfig } from './app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { anyPackage, startFixtureRegistry, type FixtureRegistry } from './registry.js';
+import { anyPackage, startFixtureRegistry, type FixtureRegistry, type FixtureRegistryOptions } from './registry.js';
 
 /** Fast timings for job tests; individual tests override what they exercise. */
 export const FAST_JOB_ENV: Record<string, string> = {
@@ -38,7 +38,10 @@ export interface JobsHarness {
   close(): Promise<void>;
 }
 
-export async function startJobsHarness(env: Record<string, string> = {}): Promise<JobsHarness> {
+export async function startJobsHarness(
+  env: Record<string, string> = {},
+  registryOptions: FixtureRegistryOptions = {},
+): Promise<JobsHarness> {
   const database = await createTestDatabase();
   const config = testConfig(database, {
     ...FAST_JOB_ENV,
@@ -46,7 +49,7 @@ export async function startJobsHarness(env: Record<string, string> = {}): Promis
     ...env,
   });
   const logger = createLogger('silent');
-  const registry = await startFixtureRegistry({ fallback: anyPackage });
+  const registry = await startFixtureRegistry({ fallback: anyPackage, ...registryOptions });
   const npmOptions = await registry.npmOptions();
   const services = await createApiServices(config, database, logger, npmOptions);
   const app = await buildApp({

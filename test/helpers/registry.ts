@@ -4,8 +4,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { loadNpmOptions, type NpmOptions } from '../../src/registry/npm-options.js';
 
-/** One version of a fixture package: its manifest fields as the registry would serve them. */
-export type FixtureVersion = Record<string, unknown>;
+/**
+ * One version of a fixture package: its manifest fields as the registry would serve them, plus
+ * test controls that are not served: `_tarball` (the gzipped tarball bytes), `_tarballStatus`
+ * (answer the tarball URL with this status) and `_noTarball` (a dist without a tarball).
+ */
+export type FixtureVersion = Record<string, unknown> & {
+  readonly _tarball?: Buffer;
+  readonly _tarballStatus?: number;
+  readonly _noTarball?: boolean;
+};
+
+function served(fields: FixtureVersion): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([k]) => !k.startsWith('_')));
+}
 
 export interface FixturePackage {
   readonly versions: Record<string, FixtureVersion>;
@@ -43,13 +55,14 @@ function integrityOf(name: string, version: string): string {
 export async function startFixtureRegistry(options: FixtureRegistryOptions = {}): Promise<FixtureRegistry> {
   const requests: string[] = [];
   let base = '';
+  const tarballPath = (name: string, version: string): string => `/${name}/-/${name.split('/').pop() ?? name}-${version}.tgz`;
   const versionDoc = (name: string, version: string, fields: FixtureVersion): Record<string, unknown> => ({
     name,
     version,
-    ...fields,
+    ...served(fields),
     dist: {
-      tarball: `${base}/${name}/-/${name.split('/').pop() ?? name}-${version}.tgz`,
-      integrity: integrityOf(name, version),
+      ...(fields._noTarball === true ? {} : { tarball: `${base}${tarballPath(name, version)}` }),
+      integrity: fields._tarball ? `sha512-${createHash('sha512').update(fields._tarball).digest('base64')}` : integrityOf(name, version),
     },
   });
   const lookup = (name: string): FixturePackage | null => {
@@ -76,7 +89,17 @@ export async function startFixtureRegistry(options: FixtureRegistryOptions = {})
       res.end(JSON.stringify(body));
     };
     if (forced !== null) return send(forced, { error: 'forced' });
-    if (version === '-') return send(404, { error: 'no tarballs here' });
+    if (version === '-') {
+      const fileName = parts[scoped ? 3 : 2] ?? '';
+      const pkg = lookup(name);
+      const match = Object.entries(pkg?.versions ?? {}).find(([v]) => tarballPath(name, v).endsWith(`/${fileName}`));
+      const fields = match?.[1];
+      if (fields?._tarballStatus !== undefined) return send(fields._tarballStatus, { error: 'tarball status forced' });
+      if (!fields?._tarball) return send(404, { error: 'no tarball' });
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(fields._tarball.length) });
+      res.end(fields._tarball);
+      return;
+    }
     const pkg = lookup(name);
     if (version !== undefined && options.noVersionEndpoint === true) return send(404, { error: 'no such endpoint' });
     if (version !== undefined) {

@@ -1,0 +1,79 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/** File contents, content-addressed (`sha256:<hex>` of the raw bytes) and compressed; shared across versions. */
+export const blobs = pgTable('blobs', {
+  hash: text('hash').primaryKey(),
+  byteSize: bigint('byte_size', { mode: 'number' }).notNull(),
+  /** `gzip` or `identity` (stored as is when compression does not help). */
+  encoding: text('encoding').notNull(),
+  data: bytea('data').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export interface InventoryFacts {
+  /** Repository URL the registry records for the package version. */
+  readonly repoUrl?: string | null;
+  /** The registry's gitHead for the version. */
+  readonly gitHead?: string | null;
+  readonly tarball?: string | null;
+  readonly integrity?: string | null;
+  readonly unpackedSize?: number | null;
+  readonly fileCount?: number | null;
+  readonly skipped?: readonly string[];
+}
+
+/** One prepared (or being prepared) snapshot: a package version, a repository commit or a site. */
+export const inventories = pgTable(
+  'inventories',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind').notNull(),
+    /** Resolved identity, unique: `npm:react@18.3.1`, `github:owner/repo@<sha>`, `site:host/scope`. */
+    identity: text('identity').notNull(),
+    registry: text('registry'),
+    packageName: text('package_name'),
+    version: text('version'),
+    state: text('state').notNull().default('pending'),
+    failure: text('failure'),
+    attempt: integer('attempt').notNull().default(0),
+    fileCount: integer('file_count'),
+    totalBytes: bigint('total_bytes', { mode: 'number' }),
+    facts: jsonb('facts').$type<InventoryFacts>().notNull().default({}),
+    preparationMs: integer('preparation_ms'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('inventories_identity_idx').on(t.identity),
+    index('inventories_package_idx').on(t.registry, t.packageName),
+    index('inventories_unfinished_idx')
+      .on(t.updatedAt)
+      .where(sql`${t.state} IN ('pending', 'preparing')`),
+    check('inventories_state_check', sql`${t.state} IN ('pending', 'preparing', 'ready', 'failed', 'unavailable')`),
+  ],
+);
+
+/** Files and directories of an inventory; paths sort byte-wise (COLLATE "C" in the migration). */
+export const inventoryEntries = pgTable(
+  'inventory_entries',
+  {
+    inventoryId: uuid('inventory_id')
+      .notNull()
+      .references(() => inventories.id, { onDelete: 'cascade' }),
+    path: text('path').notNull(),
+    kind: text('kind').notNull(),
+    byteSize: bigint('byte_size', { mode: 'number' }),
+    lineCount: integer('line_count'),
+    contentHash: text('content_hash'),
+    language: text('language'),
+    fileType: text('file_type'),
+    intent: text('intent'),
+    title: text('title'),
+  },
+  (t) => [primaryKey({ columns: [t.inventoryId, t.path] })],
+);

@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import type { InventoryFacts } from '../db/schema/index.js';
+import type { Logger } from '../logger.js';
+import { classifyFile, fileTypeOf, intentOf, languageOf, type InventoryContext } from './classify.js';
+import type { StoredEntry } from './query.js';
+import { RegistryUnavailable, TarballUnavailable, type NpmPackageSource } from './sources/npm.js';
+import type { BlobRecord, InventoryRow, InventoryStore } from './store.js';
+import { readTarball, TarLimitError, type TarLimits } from './tar-reader.js';
+
+export interface PreparationDeps {
+  readonly store: InventoryStore;
+  readonly npm: NpmPackageSource;
+  readonly limits: TarLimits;
+  readonly logger: Logger;
+  /** Announces a state change of the inventory (waiting list requests re-read it). */
+  readonly notify: (inventoryId: string) => Promise<void>;
+  readonly maxAttempts: number;
+}
+
+/** `retry`: a transient failure left the inventory pending for another attempt. */
+export type PreparationOutcome = 'done' | 'retry';
+
+export function contentHash(bytes: Buffer): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/** gzip unless that does not make it smaller. */
+export function compress(bytes: Buffer): Pick<BlobRecord, 'encoding' | 'data'> {
+  if (bytes.length < 64) return { encoding: 'identity', data: bytes };
+  const gz = gzipSync(bytes, { level: 4 });
+  return gz.length < bytes.length ? { encoding: 'gzip', data: gz } : { encoding: 'identity', data: bytes };
+}
+
+/**
+ * Collects files into entries and content-addressed blobs. Blobs are written in batches; a
+ * batch first asks which contents are stored already (shared across versions) and compresses
+ * only the new ones.
+ */
+export class EntryCollector {
+  readonly entries = new Map<string, StoredEntry>();
+  readonly notes: string[] = [];
+  private pending: { hash: string; bytes: Buffer }[] = [];
+  private pendingBytes = 0;
+  totalBytes = 0;
+
+  constructor(
+    private readonly store: InventoryStore,
+    private readonly context: InventoryContext,
+  ) {}
+
+  async add(path: string, size: number, bytes: Buffer | null): Promise<void> {
+    if (this.entries.has(path)) this.notes.push(`${path}: duplicate entry, the last one kept`);
+    this.totalBytes += size;
+    if (bytes === null) {
+      this.notes.push(`${path}: ${size} bytes, over the per-file limit; listed without content`);
+      this.entries.set(path, {
+        path,
+        kind: 'file',
+        byteSize: size,
+        lineCount: null,
+        contentHash: null,
+        language: languageOf(path),
+        fileType: fileTypeOf(path),
+        intent: intentOf(path, null, this.context),
+        title: null,
+      });
+      return;
+    }
+    const facts = classifyFile(path, bytes, this.context);
+    const hash = contentHash(bytes);
+    this.entries.set(path, {
+      path,
+      kind: 'file',
+      byteSize: bytes.length,
+      lineCount: facts.lineCount,
+      contentHash: hash,
+      language: facts.language,
+      fileType: facts.fileType,
+      intent: facts.intent,
+      title: null,
+    });
+    this.pending.push({ hash, bytes });
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes > 8 * 1024 * 1024 || this.pending.length >= 500) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (batch.length === 0) return;
+    const known = await this.store.knownBlobs([...new Set(batch.map((b) => b.hash))]);
+    const fresh = new Map<string, BlobRecord>();
+    for (const { hash, bytes } of batch) {
+      if (known.has(hash) || fresh.has(hash)) continue;
+      fresh.set(hash, { hash, byteSize: bytes.length, ...compress(bytes) });
+    }
+    const records = [...fresh.values()];
+    for (let i = 0; i < records.length; i += 100) await this.store.putBlobs(records.slice(i, i + 100));
+  }
+}
+
+/**
+ * Prepares a package version's inventory: fetches the tarball (integrity verified while
+ * streaming), reads its entries without extracting, classifies and stores every file, and
+ * marks the inventory ready — or failed / unavailable with the reason — fenced on its attempt.
+ */
+export async function preparePackageInventory(id: string, deps: PreparationDeps): Promise<PreparationOutcome> {
+  const { store, logger } = deps;
+  const claimed = await store.claim(id);
+  if (claimed === null) return 'done';
+  const log = logger.child({ inventoryId: id, identity: claimed.identity });
+  await deps.notify(id);
+  const started = Date.now();
+  const facts: InventoryFacts = { ...claimed.facts };
+  const finish = async (state: 'failed' | 'unavailable', failure: string, extra: InventoryFacts = {}): Promise<PreparationOutcome> => {
+    if (await store.finishWithout(id, claimed.attempt, state, failure, { ...facts, ...extra })) await deps.notify(id);
+    log.info({ state, failure }, 'preparation ended without an inventory');
+    return 'done';
+  };
+  if (claimed.attempt > deps.maxAttempts) return finish('failed', 'too_many_attempts');
+  try {
+    // The repository and gitHead the registry records: the served identity and recovery guidance.
+    const provenance = await deps.npm.provenance(claimed.packageName ?? '', claimed.version ?? '');
+    Object.assign(facts, provenance);
+    const collector = new EntryCollector(store, 'package');
+    const stream = await deps.npm.tarball(packageVersionOf(claimed));
+    const read = await readTarball(stream, deps.limits, (file) => collector.add(file.path, file.size, file.bytes));
+    await collector.flush();
+    const entries = [...collector.entries.values()];
+    const skipped = [...read.skipped, ...collector.notes].slice(0, 200);
+    const complete = await store.complete(id, claimed.attempt, entries, {
+      fileCount: entries.length,
+      totalBytes: collector.totalBytes,
+      preparationMs: Date.now() - started,
+      facts: { ...facts, skipped },
+    });
+    if (complete) {
+      await deps.notify(id);
+      log.info({ files: entries.length, bytes: collector.totalBytes, ms: Date.now() - started }, 'package inventory ready');
+    }
+    return 'done';
+  } catch (error) {
+    if (error instanceof TarballUnavailable) return finish('unavailable', 'tarball_unavailable');
+    if (error instanceof TarLimitError) return finish('failed', error.reason);
+    if ((error as { code?: unknown } | null)?.code === 'EINTEGRITY') return finish('failed', 'integrity_mismatch');
+    if (error instanceof RegistryUnavailable && claimed.attempt < deps.maxAttempts) {
+      log.warn({ err: error, attempt: claimed.attempt }, 'registry unavailable; preparation will be retried');
+      return 'retry';
+    }
+    log.error({ err: error }, 'preparation failed');
+    return finish('failed', error instanceof RegistryUnavailable ? 'registry_unavailable' : 'internal_error');
+  }
+}
+
+function packageVersionOf(row: InventoryRow): Parameters<NpmPackageSource['tarball']>[0] {
+  return {
+    name: row.packageName ?? '',
+    version: row.version ?? '',
+    tarball: row.facts.tarball ?? null,
+    integrity: row.facts.integrity ?? null,
+    unpackedSize: row.facts.unpackedSize ?? null,
+    fileCount: row.facts.fileCount ?? null,
+  };
+}

@@ -1,0 +1,101 @@
+import { isUtf8 } from 'node:buffer';
+import { gunzipSync } from 'node:zlib';
+import { ProblemError } from '../http/problems.js';
+import type { InventoryCatalog } from './catalog.js';
+import type { ReadResponseType } from './schemas.js';
+import type { InventoryRow, InventoryStore } from './store.js';
+import type { ListTarget } from './targets.js';
+
+/** Largest slice one read returns (its base64 form stays well under the 2 MiB body limit). */
+export const READ_MAX_LENGTH = 1024 * 1024;
+
+export interface ReadRequest {
+  readonly target: ListTarget;
+  readonly path: string;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** The inventory a read is served from, as the list operation resolves it. */
+export interface ServedInventory {
+  readonly row: InventoryRow;
+  readonly canonicalTarget: string;
+  readonly served: ReadResponseType['served'];
+  readonly inventoryKind: 'source' | 'site';
+}
+
+/**
+ * `GET /v1/read`: one file or page of a prepared inventory, byte for byte: UTF-8 text as is,
+ * anything else (or a slice cutting a character) as base64; `offset`/`length` page through
+ * large files.
+ */
+export class ReadService {
+  private readonly contents = new Map<string, Buffer>();
+  private cachedBytes = 0;
+
+  constructor(
+    private readonly store: InventoryStore,
+    private readonly catalog: InventoryCatalog,
+    private readonly maxCacheBytes = 64 * 1024 * 1024,
+  ) {}
+
+  private async content(hash: string): Promise<Buffer | null> {
+    const cached = this.contents.get(hash);
+    if (cached) return cached;
+    const blob = await this.store.blob(hash);
+    if (blob === null) return null;
+    const bytes = blob.encoding === 'gzip' ? gunzipSync(blob.data) : blob.data;
+    if (bytes.length <= this.maxCacheBytes / 8) {
+      this.contents.set(hash, bytes);
+      this.cachedBytes += bytes.length;
+      for (const [key, value] of this.contents) {
+        if (this.cachedBytes <= this.maxCacheBytes) break;
+        this.contents.delete(key);
+        this.cachedBytes -= value.length;
+      }
+    }
+    return bytes;
+  }
+
+  async read(request: ReadRequest, served: ServedInventory): Promise<ReadResponseType> {
+    const index = await this.catalog.index(served.row.id);
+    const entry = index.get(request.path);
+    if (!entry) {
+      const why = index.isDirectory(request.path) ? 'is a directory; list it instead' : 'does not exist in this snapshot';
+      throw new ProblemError('READ_PATH_NOT_FOUND', `${JSON.stringify(request.path)} ${why}.`);
+    }
+    if (entry.contentHash === null) {
+      throw new ProblemError('READ_CONTENT_UNAVAILABLE', 'This file is larger than the service stores, so its content cannot be read.');
+    }
+    const bytes = await this.content(entry.contentHash);
+    if (bytes === null) throw new ProblemError('READ_CONTENT_UNAVAILABLE', 'The content of this file is not available.');
+    const start = Math.min(request.offset, bytes.length);
+    let end = Math.min(bytes.length, start + request.length);
+    const text = entry.lineCount !== null || entry.kind === 'page';
+    if (text && end < bytes.length) {
+      // End the slice on a character boundary (never inside a UTF-8 sequence).
+      while (end > start && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+    }
+    const slice = bytes.subarray(start, end);
+    const asText = text && isUtf8(slice);
+    return {
+      inventory_kind: served.inventoryKind,
+      requested_target: request.target.text,
+      canonical_target: served.canonicalTarget,
+      path: entry.path,
+      kind: entry.kind,
+      title: entry.title,
+      language: entry.language,
+      file_type: entry.fileType,
+      intent: entry.intent,
+      byte_size: entry.byteSize,
+      line_count: entry.lineCount,
+      content_hash: entry.contentHash,
+      encoding: asText ? 'utf-8' : 'base64',
+      content: asText ? slice.toString('utf8') : slice.toString('base64'),
+      truncated: end < bytes.length,
+      next_offset: end < bytes.length ? end : null,
+      served: served.served,
+    };
+  }
+}

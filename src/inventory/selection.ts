@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { INTENTS, type Intent } from './classify.js';
+import type { ListTarget } from './targets.js';
+
+/** What a list request selects inside a target, normalised; a cursor is bound to it. */
+export interface Selection {
+  /** Selectors: literal paths ('' is the root) and globs, in request order, deduplicated. */
+  readonly paths: readonly string[];
+  readonly recursive: boolean;
+  readonly limit: number;
+  readonly fileTypes: readonly string[];
+  readonly languages: readonly string[];
+  readonly intents: readonly Intent[];
+}
+
+export const PATH_MAX_BYTES = 2048;
+
+export type SelectionParse = { readonly ok: true; readonly selection: Selection } | { readonly ok: false; readonly detail: string };
+
+export interface SelectionInput {
+  readonly paths?: readonly string[] | undefined;
+  readonly recursive?: boolean | undefined;
+  readonly limit?: number | undefined;
+  readonly file_types?: readonly string[] | undefined;
+  readonly languages?: readonly string[] | undefined;
+  readonly intents?: readonly string[] | undefined;
+}
+
+/** `./src/` → `src`; `/` → '' (the root). Sites drop one leading slash only. */
+function normalizePath(path: string, site: boolean): string {
+  let p = path;
+  if (site) {
+    if (p === '/') return '';
+    if (p.startsWith('/')) p = p.slice(1);
+    return p;
+  }
+  while (p.startsWith('./')) p = p.slice(2);
+  if (p === '.' || p === '/') return '';
+  return p.replace(/^\/+/, '').replace(/\/+$/, '');
+}
+
+function filters(values: readonly string[] | undefined, field: string): { ok: true; values: string[] } | { ok: false; detail: string } {
+  const out: string[] = [];
+  for (const [i, raw] of (values ?? []).entries()) {
+    const value = raw.trim().toLowerCase();
+    if (value === '') return { ok: false, detail: `${field}[${i}] must not be blank` };
+    if (!out.includes(value)) out.push(value);
+  }
+  return { ok: true, values: out };
+}
+
+/** Rules of the spec's ListRequest table that a JSON schema cannot state. */
+export function parseSelection(input: SelectionInput, target: ListTarget): SelectionParse {
+  const site = target.kind === 'site';
+  const paths: string[] = [];
+  for (const [i, raw] of (input.paths ?? []).entries()) {
+    if (raw.trim() === '') return { ok: false, detail: `paths[${i}] must not be blank` };
+    if (Buffer.byteLength(raw, 'utf8') > PATH_MAX_BYTES) return { ok: false, detail: `paths[${i}] is longer than ${PATH_MAX_BYTES} UTF-8 bytes` };
+    const path = normalizePath(raw, site);
+    if (!paths.includes(path)) paths.push(path);
+  }
+  const parsed = {
+    fileTypes: filters(input.file_types, 'file_types'),
+    languages: filters(input.languages, 'languages'),
+    intents: filters(input.intents, 'intents'),
+  };
+  for (const [field, result] of Object.entries({ file_types: parsed.fileTypes, languages: parsed.languages, intents: parsed.intents })) {
+    if (!result.ok) return result;
+    if (site && result.values.length > 0) return { ok: false, detail: `${field} cannot be used with a site: target` };
+  }
+  if (!parsed.fileTypes.ok || !parsed.languages.ok || !parsed.intents.ok) return { ok: false, detail: 'invalid filters' };
+  const intents: Intent[] = [];
+  for (const [i, value] of parsed.intents.values.entries()) {
+    const intent = INTENTS.find((known) => known === value);
+    if (!intent) return { ok: false, detail: `intents[${i}] must be one of: ${INTENTS.join(', ')}` };
+    intents.push(intent);
+  }
+  return {
+    ok: true,
+    selection: {
+      paths: paths.length === 0 ? [''] : paths,
+      recursive: input.recursive ?? false,
+      limit: input.limit ?? 100,
+      fileTypes: parsed.fileTypes.values,
+      languages: parsed.languages.values,
+      intents,
+    },
+  };
+}
+
+/** Identity of (target, selection): a cursor from any other selection is refused. */
+export function selectionKey(target: ListTarget, selection: Selection): string {
+  const canonical = JSON.stringify([
+    target.text,
+    [...selection.paths].sort(),
+    selection.recursive,
+    selection.limit,
+    [...selection.fileTypes].sort(),
+    [...selection.languages].sort(),
+    [...selection.intents].sort(),
+  ]);
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+}

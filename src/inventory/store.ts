@@ -1,0 +1,236 @@
+import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { blobs, inventories, inventoryEntries, type InventoryFacts } from '../db/schema/index.js';
+import type { Intent } from './classify.js';
+import type { StoredEntry } from './query.js';
+
+export type InventoryKind = 'package' | 'repository' | 'site';
+export type InventoryState = 'pending' | 'preparing' | 'ready' | 'failed' | 'unavailable';
+
+export interface InventoryRow {
+  readonly id: string;
+  readonly kind: InventoryKind;
+  readonly identity: string;
+  readonly registry: string | null;
+  readonly packageName: string | null;
+  readonly version: string | null;
+  readonly state: InventoryState;
+  readonly failure: string | null;
+  readonly attempt: number;
+  readonly fileCount: number | null;
+  readonly totalBytes: number | null;
+  readonly facts: InventoryFacts;
+  readonly preparationMs: number | null;
+  readonly startedAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly updatedAt: Date;
+}
+
+export interface NewInventory {
+  readonly kind: InventoryKind;
+  readonly identity: string;
+  readonly registry?: string | null;
+  readonly packageName?: string | null;
+  readonly version?: string | null;
+  readonly facts?: InventoryFacts;
+}
+
+export interface BlobRecord {
+  readonly hash: string;
+  readonly byteSize: number;
+  readonly encoding: 'gzip' | 'identity';
+  readonly data: Buffer;
+}
+
+const columns = {
+  id: inventories.id,
+  kind: inventories.kind,
+  identity: inventories.identity,
+  registry: inventories.registry,
+  packageName: inventories.packageName,
+  version: inventories.version,
+  state: inventories.state,
+  failure: inventories.failure,
+  attempt: inventories.attempt,
+  fileCount: inventories.fileCount,
+  totalBytes: inventories.totalBytes,
+  facts: inventories.facts,
+  preparationMs: inventories.preparationMs,
+  startedAt: inventories.startedAt,
+  finishedAt: inventories.finishedAt,
+  updatedAt: inventories.updatedAt,
+};
+
+function row(r: typeof inventories.$inferSelect | Record<keyof typeof columns, unknown>): InventoryRow {
+  return r as InventoryRow;
+}
+
+/** Postgres access for inventories, their entries and the content-addressed blobs. */
+export class InventoryStore {
+  constructor(private readonly db: Database) {}
+
+  async byIdentity(identity: string): Promise<InventoryRow | null> {
+    const [found] = await this.db.select(columns).from(inventories).where(eq(inventories.identity, identity));
+    return found ? row(found) : null;
+  }
+
+  async get(id: string): Promise<InventoryRow | null> {
+    const [found] = await this.db.select(columns).from(inventories).where(eq(inventories.id, id));
+    return found ? row(found) : null;
+  }
+
+  /** The inventory of an identity, created (pending) when it did not exist yet. */
+  async ensure(init: NewInventory): Promise<{ row: InventoryRow; created: boolean }> {
+    const [created] = await this.db
+      .insert(inventories)
+      .values({
+        kind: init.kind,
+        identity: init.identity,
+        registry: init.registry ?? null,
+        packageName: init.packageName ?? null,
+        version: init.version ?? null,
+        facts: init.facts ?? {},
+      })
+      .onConflictDoNothing({ target: inventories.identity })
+      .returning(columns);
+    if (created) return { row: row(created), created: true };
+    const existing = await this.byIdentity(init.identity);
+    if (!existing) throw new Error(`inventory ${init.identity} vanished while being created`);
+    return { row: existing, created: false };
+  }
+
+  /** A failed preparation goes back to pending (its next request retries it). */
+  async retry(id: string): Promise<InventoryRow | null> {
+    const [updated] = await this.db
+      .update(inventories)
+      .set({ state: 'pending', failure: null, updatedAt: sql`now()` })
+      .where(and(eq(inventories.id, id), eq(inventories.state, 'failed')))
+      .returning(columns);
+    return updated ? row(updated) : null;
+  }
+
+  /** Takes the inventory for a preparation attempt; null when it is no longer to be prepared. */
+  async claim(id: string): Promise<InventoryRow | null> {
+    const [claimed] = await this.db
+      .update(inventories)
+      .set({ state: 'preparing', attempt: sql`${inventories.attempt} + 1`, startedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(inventories.id, id), inArray(inventories.state, ['pending', 'preparing'])))
+      .returning(columns);
+    return claimed ? row(claimed) : null;
+  }
+
+  async putBlobs(records: readonly BlobRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.db
+      .insert(blobs)
+      .values(records.map((b) => ({ hash: b.hash, byteSize: b.byteSize, encoding: b.encoding, data: b.data })))
+      .onConflictDoNothing({ target: blobs.hash });
+  }
+
+  /** Which of these hashes are stored already (their contents need not be sent again). */
+  async knownBlobs(hashes: readonly string[]): Promise<Set<string>> {
+    if (hashes.length === 0) return new Set();
+    const found = await this.db.select({ hash: blobs.hash }).from(blobs).where(inArray(blobs.hash, [...hashes]));
+    return new Set(found.map((b) => b.hash));
+  }
+
+  /**
+   * Stores the entries and marks the inventory ready in one transaction, fenced on the attempt
+   * that prepared it; false when another attempt took over (nothing is written then).
+   */
+  async complete(
+    id: string,
+    attempt: number,
+    entries: readonly StoredEntry[],
+    summary: { fileCount: number; totalBytes: number; preparationMs: number; facts: InventoryFacts },
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [held] = await tx
+        .update(inventories)
+        .set({
+          state: 'ready',
+          failure: null,
+          fileCount: summary.fileCount,
+          totalBytes: summary.totalBytes,
+          preparationMs: summary.preparationMs,
+          facts: summary.facts,
+          finishedAt: sql`now()`,
+          updatedAt: sql`now()`,
+        })
+        .where(and(eq(inventories.id, id), eq(inventories.attempt, attempt), eq(inventories.state, 'preparing')))
+        .returning({ id: inventories.id });
+      if (!held) return false;
+      await tx.delete(inventoryEntries).where(eq(inventoryEntries.inventoryId, id));
+      for (let i = 0; i < entries.length; i += 1000) {
+        await tx.insert(inventoryEntries).values(entries.slice(i, i + 1000).map((e) => ({ inventoryId: id, ...e })));
+      }
+      return true;
+    });
+  }
+
+  /** Ends an attempt without entries: `failed` (retried on a later request) or `unavailable`. */
+  async finishWithout(id: string, attempt: number, state: 'failed' | 'unavailable', failure: string, facts: InventoryFacts): Promise<boolean> {
+    const updated = await this.db
+      .update(inventories)
+      .set({ state, failure, facts, finishedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(inventories.id, id), eq(inventories.attempt, attempt), eq(inventories.state, 'preparing')))
+      .returning({ id: inventories.id });
+    return updated.length > 0;
+  }
+
+  async entries(id: string): Promise<StoredEntry[]> {
+    const rows = await this.db
+      .select({
+        path: inventoryEntries.path,
+        kind: inventoryEntries.kind,
+        byteSize: inventoryEntries.byteSize,
+        lineCount: inventoryEntries.lineCount,
+        contentHash: inventoryEntries.contentHash,
+        language: inventoryEntries.language,
+        fileType: inventoryEntries.fileType,
+        intent: inventoryEntries.intent,
+        title: inventoryEntries.title,
+      })
+      .from(inventoryEntries)
+      .where(eq(inventoryEntries.inventoryId, id));
+    return rows.map((r) => ({ ...r, kind: r.kind === 'page' ? 'page' : 'file', intent: r.intent as Intent | null }));
+  }
+
+  async blob(hash: string): Promise<BlobRecord | null> {
+    const [found] = await this.db.select().from(blobs).where(eq(blobs.hash, hash));
+    return found ? { hash: found.hash, byteSize: found.byteSize, encoding: found.encoding === 'gzip' ? 'gzip' : 'identity', data: found.data } : null;
+  }
+
+  /** Versions of a package whose inventory is ready: retry candidates for a client. */
+  async readyVersions(registry: string, packageName: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ version: inventories.version })
+      .from(inventories)
+      .where(and(eq(inventories.registry, registry), eq(inventories.packageName, packageName), eq(inventories.state, 'ready'), isNotNull(inventories.version)))
+      .orderBy(desc(inventories.finishedAt))
+      .limit(50);
+    return rows.flatMap((r) => (r.version === null ? [] : [r.version]));
+  }
+
+  /** Recent preparation durations of a kind, for estimates. */
+  async recentPreparations(kind: InventoryKind, limit = 50): Promise<{ ms: number; fileCount: number | null }[]> {
+    const rows = await this.db
+      .select({ ms: inventories.preparationMs, fileCount: inventories.fileCount })
+      .from(inventories)
+      .where(and(eq(inventories.kind, kind), eq(inventories.state, 'ready'), isNotNull(inventories.preparationMs)))
+      .orderBy(desc(inventories.finishedAt))
+      .limit(limit);
+    return rows.flatMap((r) => (r.ms === null ? [] : [{ ms: r.ms, fileCount: r.fileCount }]));
+  }
+
+  /** Pending or preparing inventories untouched for `graceMs` (their queue entry may be gone). */
+  async unfinishedOlderThan(graceMs: number, limit: number): Promise<InventoryRow[]> {
+    const rows = await this.db
+      .select(columns)
+      .from(inventories)
+      .where(and(inArray(inventories.state, ['pending', 'preparing']), lt(inventories.updatedAt, sql`now() - make_interval(secs => ${graceMs / 1000})`)))
+      .orderBy(asc(inventories.updatedAt))
+      .limit(limit);
+    return rows.map(row);
+  }
+}

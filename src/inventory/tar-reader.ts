@@ -1,0 +1,168 @@
+import { isUtf8 } from 'node:buffer';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { extract as tarExtract } from 'tar-stream';
+
+/**
+ * Reads a package tarball as a stream, never touching the disk: gunzip, then tar entries one at
+ * a time. Only regular files are kept; links, devices and paths escaping the root are skipped and
+ * reported. Sizes are capped per file and in total, and the expansion ratio is bounded, so a
+ * gzip bomb fails the read early with memory bounded by one file.
+ */
+
+export interface TarLimits {
+  /** Files larger than this are listed without content. */
+  readonly maxFileBytes: number;
+  /** Total expanded bytes of the archive. */
+  readonly maxTotalBytes: number;
+  /** Expanded / compressed, checked once `ratioFloorBytes` have been expanded. */
+  readonly maxRatio: number;
+  readonly ratioFloorBytes: number;
+  readonly maxEntries: number;
+}
+
+export const DEFAULT_TAR_LIMITS: TarLimits = {
+  maxFileBytes: 16 * 1024 * 1024,
+  maxTotalBytes: 512 * 1024 * 1024,
+  maxRatio: 200,
+  ratioFloorBytes: 8 * 1024 * 1024,
+  maxEntries: 200_000,
+};
+
+export interface TarFile {
+  /** Path inside the package, the top folder stripped, `/`-separated. */
+  readonly path: string;
+  readonly size: number;
+  /** The bytes, or null for a file over the per-file cap. */
+  readonly bytes: Buffer | null;
+}
+
+/** Wraps a failure of the consumer so it is not mistaken for a broken archive. */
+class ConsumerFailure extends Error {
+  constructor(readonly error: unknown) {
+    super('the consumer of the tarball failed', { cause: error });
+  }
+}
+
+/** A reason the archive was refused as a whole. */
+export class TarLimitError extends Error {
+  constructor(readonly reason: 'too_large' | 'compression_ratio' | 'too_many_entries' | 'corrupt', message: string) {
+    super(message);
+    this.name = 'TarLimitError';
+  }
+}
+
+/**
+ * The entry's name as text; null when its bytes are not UTF-8 (a name no read action could
+ * carry). Header names arrive latin1-decoded (their raw bytes); PAX names arrive UTF-8-decoded.
+ */
+function decodeName(header: { name: string; pax?: Record<string, string> | null }): string | null {
+  if (header.pax?.['path'] !== undefined) return header.name.includes('\uFFFD') ? null : header.name;
+  const bytes = Buffer.from(header.name, 'latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : null;
+}
+
+/** The path inside the package, or null when it is unsafe (absolute, `..`, control characters). */
+export function safeEntryPath(name: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  if (name.startsWith('/') || /[\x00-\x1f\x7f]/.test(name) || /^[A-Za-z]:/.test(name)) return null;
+  const parts = name.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.length < 2 || parts.some((p) => p === '..')) return null;
+  // npm packs everything under one top folder (usually `package/`): strip it, as npm does.
+  return parts.slice(1).join('/');
+}
+
+export interface TarReadResult {
+  readonly skipped: string[];
+  readonly expandedBytes: number;
+  readonly compressedBytes: number;
+}
+
+export async function readTarball(
+  source: Readable,
+  limits: TarLimits,
+  onFile: (file: TarFile) => Promise<void>,
+): Promise<TarReadResult> {
+  let compressed = 0;
+  let expanded = 0;
+  const skipped: string[] = [];
+  const countIn = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      compressed += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  const countOut = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      expanded += chunk.length;
+      if (expanded > limits.maxTotalBytes) {
+        callback(new TarLimitError('too_large', `expands beyond ${limits.maxTotalBytes} bytes`));
+        return;
+      }
+      if (expanded > limits.ratioFloorBytes && expanded / Math.max(compressed, 1) > limits.maxRatio) {
+        callback(new TarLimitError('compression_ratio', `expands more than ${limits.maxRatio} times its compressed size`));
+        return;
+      }
+      callback(null, chunk);
+    },
+  });
+  // Names decoded as latin1 keep their raw bytes, so a non-UTF-8 name can be told apart.
+  // tar-stream's typings omit this option of its extractor.
+  const extractOptions: NonNullable<Parameters<typeof tarExtract>[0]> & { filenameEncoding: BufferEncoding } = {
+    filenameEncoding: 'latin1',
+  };
+  const extract = tarExtract(extractOptions);
+  const piping = pipeline(source, countIn, createGunzip(), countOut, extract);
+  // The archive's own errors surface through the iterator too; the pipeline's are the real cause.
+  const pipingError = piping.then(
+    () => null,
+    (error: unknown) => error,
+  );
+
+  const deliver = async (file: TarFile): Promise<void> => {
+    try {
+      await onFile(file);
+    } catch (error) {
+      throw new ConsumerFailure(error);
+    }
+  };
+  let entries = 0;
+  try {
+    for await (const entry of extract) {
+      entries++;
+      if (entries > limits.maxEntries) throw new TarLimitError('too_many_entries', `more than ${limits.maxEntries} entries`);
+      const header = entry.header;
+      const name = decodeName(header as typeof header & { pax?: Record<string, string> | null });
+      const path = name === null ? null : safeEntryPath(name);
+      const type = header.type;
+      if (type !== 'file' && type !== 'contiguous-file') {
+        if (type !== 'directory') skipped.push(`${name ?? '<non-UTF-8 name>'}: ${type} not stored`);
+        entry.resume();
+        continue;
+      }
+      if (path === null) {
+        skipped.push(`${name ?? '<non-UTF-8 name>'}: ${name === null ? 'name is not UTF-8' : 'path outside the package'}`);
+        entry.resume();
+        continue;
+      }
+      const size = header.size;
+      if (size > limits.maxFileBytes) {
+        entry.resume();
+        await deliver({ path, size, bytes: null });
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry) chunks.push(chunk as Buffer);
+      await deliver({ path, size, bytes: Buffer.concat(chunks) });
+    }
+  } catch (error) {
+    source.destroy();
+    const cause = await pipingError;
+    if (error instanceof ConsumerFailure) throw error.error instanceof Error ? error.error : new Error('consumer failed', { cause: error.error });
+    throw cause instanceof TarLimitError ? cause : error instanceof TarLimitError ? error : new TarLimitError('corrupt', 'not a readable gzip tarball');
+  }
+  const cause = await pipingError;
+  if (cause !== null) throw cause instanceof TarLimitError ? cause : new TarLimitError('corrupt', 'not a readable gzip tarball');
+  return { skipped, expandedBytes: expanded, compressedBytes: compressed };
+}

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { CursorCodec } from '../../src/inventory/cursor.js';
+import { InventoryIndex, type IndexEntry, type StoredEntry } from '../../src/inventory/query.js';
+import { parseSelection, selectionKey, type Selection } from '../../src/inventory/selection.js';
+import { parseTarget, type ListTarget } from '../../src/inventory/targets.js';
+
+const file = (path: string, extra: Partial<StoredEntry> = {}): StoredEntry => ({
+  path,
+  kind: 'file',
+  byteSize: 1,
+  lineCount: 1,
+  contentHash: `sha256:${path}`,
+  language: path.endsWith('.ts') ? 'typescript' : path.endsWith('.js') ? 'javascript' : path.endsWith('.md') ? 'markdown' : null,
+  fileType: path.includes('.') ? (path.split('.').pop() ?? null) : null,
+  intent: path.startsWith('test/') ? 'test' : 'production',
+  title: null,
+  ...extra,
+});
+
+const FILES = [
+  'README.md',
+  'package.json',
+  '.eslintrc.js',
+  'src/index.ts',
+  'src/util/strings.ts',
+  'src/util/a b+c#d%e.ts',
+  'src/ünïcode.ts',
+  'src/Zebra.ts',
+  'lib/index.js',
+  'lib/index.d.ts',
+  'test/index.test.ts',
+  'test/fixtures/data.json',
+  'docs/.hidden/note.md',
+].map((p) => file(p));
+
+const index = new InventoryIndex(FILES);
+const target = (parseTarget('npm:demo@1.0.0') as { ok: true; target: ListTarget }).target;
+
+function select(input: Parameters<typeof parseSelection>[0]): Selection {
+  const parsed = parseSelection(input, target);
+  if (!parsed.ok) throw new Error(parsed.detail);
+  return parsed.selection;
+}
+
+const paths = (entries: IndexEntry[]) => entries.map((e) => `${e.kind === 'directory' ? 'dir:' : ''}${e.path}`);
+const all = (selection: Selection): IndexEntry[] => index.page({ ...selection, limit: 10_000 }, null).entries;
+
+describe('selection', () => {
+  it('lists the root’s immediate children, directories first-class, in byte order of path', () => {
+    expect(paths(all(select({})))).toEqual(['.eslintrc.js', 'README.md', 'dir:docs', 'dir:lib', 'package.json', 'dir:src', 'dir:test']);
+  });
+
+  it('lists a literal directory’s children, or its leaves when recursive', () => {
+    expect(paths(all(select({ paths: ['src'] })))).toEqual(['src/Zebra.ts', 'src/index.ts', 'dir:src/util', 'src/ünïcode.ts']);
+    expect(paths(all(select({ paths: ['./src/'], recursive: true })))).toEqual([
+      'src/Zebra.ts',
+      'src/index.ts',
+      'src/util/a b+c#d%e.ts',
+      'src/util/strings.ts',
+      'src/ünïcode.ts',
+    ]);
+  });
+
+  it('lists a literal file as itself and ignores paths that do not exist', () => {
+    expect(paths(all(select({ paths: ['src/util/strings.ts', 'nope.txt'] })))).toEqual(['src/util/strings.ts']);
+  });
+
+  it('matches globs against files at any depth, dotfiles included, independent of recursion', () => {
+    expect(paths(all(select({ paths: ['**/*.md'] })))).toEqual(['README.md', 'docs/.hidden/note.md']);
+    expect(paths(all(select({ paths: ['*.js'] })))).toEqual(['.eslintrc.js']);
+    expect(paths(all(select({ paths: ['lib/*.ts'], recursive: true })))).toEqual(['lib/index.d.ts']);
+  });
+
+  it('takes the union of selectors without duplicates', () => {
+    expect(paths(all(select({ paths: ['lib', 'lib/index.js', '**/index.*'] })))).toEqual([
+      'lib/index.d.ts',
+      'lib/index.js',
+      'src/index.ts',
+      'test/index.test.ts',
+    ]);
+  });
+
+  it('filters files by union within a filter and intersection across filters, keeping directories', () => {
+    expect(paths(all(select({ paths: ['src'], languages: [' TypeScript '] })))).toEqual([
+      'src/Zebra.ts',
+      'src/index.ts',
+      'dir:src/util',
+      'src/ünïcode.ts',
+    ]);
+    expect(paths(all(select({ recursive: true, file_types: ['ts', 'json'], intents: ['test'] })))).toEqual([
+      'test/fixtures/data.json',
+      'test/index.test.ts',
+    ]);
+    expect(paths(all(select({ recursive: true, file_types: ['ts'], intents: ['test'] })))).toEqual(['test/index.test.ts']);
+    expect(paths(all(select({ recursive: true, languages: ['javascript', 'markdown'] })))).toEqual([
+      '.eslintrc.js',
+      'README.md',
+      'docs/.hidden/note.md',
+      'lib/index.js',
+    ]);
+  });
+});
+
+describe('pagination', () => {
+  it.each([1, 2, 3, 4, 5, 6, 7])('concatenates pages of limit %i into the unpaged listing', (limit) => {
+    for (const input of [{ recursive: true }, {}, { paths: ['src', '**/*.md'] }, { paths: ['src'], recursive: true }]) {
+      const selection = { ...select(input), limit };
+      const expected = paths(all(selection));
+      const collected: string[] = [];
+      let after: string | null = null;
+      for (let guard = 0; guard < 100; guard++) {
+        const page = index.page(selection, after);
+        expect(page.entries.length).toBeLessThanOrEqual(limit);
+        collected.push(...paths(page.entries));
+        if (!page.hasMore) break;
+        after = page.entries.at(-1)!.path;
+      }
+      expect(collected).toEqual(expected);
+    }
+  });
+});
+
+describe('cursors', () => {
+  const codec = new CursorCodec(Buffer.from('a-secret-of-at-least-thirty-two-bytes!'));
+  const state = { selection: 'sel', inventory: 'inv', after: 'src/ünïcode.ts' };
+
+  it('round-trips and refuses any altered byte or a foreign key', () => {
+    const cursor = codec.encode(state);
+    expect(codec.decode(cursor)).toEqual(state);
+    for (let i = 0; i < cursor.length; i++) {
+      const altered = cursor.slice(0, i) + (cursor[i] === 'A' ? 'B' : 'A') + cursor.slice(i + 1);
+      expect(codec.decode(altered), `byte ${i}`).toBeNull();
+    }
+    expect(new CursorCodec(Buffer.from('another-secret-of-thirty-two-bytes!!')).decode(cursor)).toBeNull();
+    expect(codec.decode('garbage')).toBeNull();
+  });
+
+  it('binds to the selection: target, paths, filters, recursion and limit', () => {
+    const base = selectionKey(target, select({ paths: ['src'] }));
+    expect(selectionKey(target, select({ paths: ['./src/'] }))).toBe(base);
+    const variants: Parameters<typeof parseSelection>[0][] = [
+      { paths: ['lib'] },
+      { paths: ['src'], recursive: true },
+      { paths: ['src'], limit: 5 },
+      { paths: ['src'], languages: ['typescript'] },
+      { paths: ['src'], intents: ['test'] },
+      { paths: ['src'], file_types: ['ts'] },
+    ];
+    for (const v of variants) expect(selectionKey(target, select(v))).not.toBe(base);
+    const other = (parseTarget('npm:demo@1.0.1') as { ok: true; target: ListTarget }).target;
+    expect(selectionKey(other, select({ paths: ['src'] }))).not.toBe(base);
+  });
+});
+
+describe('targets and selection rules', () => {
+  it('parses package, repository and site targets', () => {
+    expect(parseTarget(' npm:@scope/pkg@^1.2 ')).toEqual({
+      ok: true,
+      target: { kind: 'package', registry: 'npm', name: '@scope/pkg', spec: '^1.2', text: 'npm:@scope/pkg@^1.2' },
+    });
+    expect(parseTarget('npm:react')).toMatchObject({ ok: true, target: { name: 'react', spec: null } });
+    expect(parseTarget('github:owner/repo@v1.0.0')).toMatchObject({ ok: true, target: { kind: 'repository', owner: 'owner', repo: 'repo', ref: 'v1.0.0' } });
+    expect(parseTarget('site:127.0.0.1:8081/docs/')).toMatchObject({ ok: true, target: { kind: 'site', host: '127.0.0.1:8081', scope: 'docs' } });
+    for (const bad of ['react', 'pypi:requests', 'npm:', 'npm:Bad Name', 'npm:x@', 'github:owner', 'site:', 'site:bad host']) {
+      expect(parseTarget(bad).ok, bad).toBe(false);
+    }
+  });
+
+  it('rejects blank or oversized paths, blank filters, unknown intents, filters on sites', () => {
+    const site = (parseTarget('site:docs.example.test/guide') as { ok: true; target: ListTarget }).target;
+    expect(parseSelection({ paths: ['  '] }, target)).toEqual({ ok: false, detail: 'paths[0] must not be blank' });
+    expect(parseSelection({ paths: ['a', 'é'.repeat(1025)] }, target)).toEqual({ ok: false, detail: 'paths[1] is longer than 2048 UTF-8 bytes' });
+    expect(parseSelection({ paths: ['x'.repeat(2048)] }, target).ok).toBe(true);
+    expect(parseSelection({ languages: ['ts', ' '] }, target)).toEqual({ ok: false, detail: 'languages[1] must not be blank' });
+    const unknownIntent = parseSelection({ intents: ['Test', 'docs'] }, target);
+    expect(unknownIntent.ok).toBe(false);
+    expect(unknownIntent.ok ? '' : unknownIntent.detail).toMatch(/^intents\[1\] must be one of/);
+    expect(parseSelection({ file_types: ['md'] }, site)).toEqual({ ok: false, detail: 'file_types cannot be used with a site: target' });
+    expect(parseSelection({ paths: ['/', '/intro'] }, site)).toMatchObject({ ok: true, selection: { paths: ['', 'intro'] } });
+  });
+});
