@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import semver from 'semver';
 import { ProblemError } from '../http/problems.js';
 import type { InventoryCatalog } from './catalog.js';
@@ -44,6 +45,9 @@ interface ResolvedPackage {
 
 const SETTLED = new Set(['ready', 'failed', 'unavailable']);
 
+/** The spec's response body limit: a page over it is refused rather than cut. */
+export const LIST_PAGE_LIMIT_BYTES = 2 * 1024 * 1024;
+
 export function packageIdentity(name: string, version: string): string {
   return `npm:${name}@${version}`;
 }
@@ -59,8 +63,54 @@ function notFound(detail: string): ProblemError {
 export class ListService {
   /** Ready inventories by identity: they never change, so exact versions need no query. */
   private readonly ready = new Map<string, InventoryRow>();
+  /** Indexed versions per package, briefly: a version prepared meanwhile shows up within seconds. */
+  private readonly versions = new Map<string, { at: number; value: Promise<ListAvailableVersionType[]> }>();
+  /**
+   * Serialised pages of ready inventories. A snapshot never changes, so a page is a function of
+   * (inventory, requested target, selection, position) and of the indexed-versions list it
+   * shows, whose refresh stamp is part of the key.
+   */
+  private readonly pages = new Map<string, ListPage>();
+  private pageBytes = 0;
 
-  constructor(private readonly deps: ListServiceDeps) {}
+  constructor(
+    private readonly deps: ListServiceDeps,
+    private readonly maxPageCacheBytes = 64 * 1024 * 1024,
+  ) {}
+
+  private availableVersions(name: string): { stamp: number; value: Promise<ListAvailableVersionType[]> } {
+    const cached = this.versions.get(name);
+    if (cached && Date.now() - cached.at < 5_000) return { stamp: cached.at, value: cached.value };
+    const value = this.deps.store.readyVersions('npm', name).then((list) => list.map((v) => ({ version: v, ref: v })));
+    value.catch(() => this.versions.delete(name));
+    const at = Date.now();
+    this.versions.set(name, { at, value });
+    if (this.versions.size > 10_000) this.versions.clear();
+    return { stamp: at, value };
+  }
+
+  private cachePage(key: string, page: ListPage): void {
+    this.pages.set(key, page);
+    this.pageBytes += page.json.length;
+    for (const [k, v] of this.pages) {
+      if (this.pageBytes <= this.maxPageCacheBytes) break;
+      this.pages.delete(k);
+      this.pageBytes -= v.json.length;
+    }
+  }
+
+  private readonly readyById = new Map<string, InventoryRow>();
+
+  private remember(row: InventoryRow): void {
+    // A version newly seen ready joins the package's indexed versions at once (in this process).
+    if (!this.ready.has(row.identity) && row.packageName !== null) this.versions.delete(row.packageName);
+    if (this.ready.size >= 50_000) {
+      this.ready.clear();
+      this.readyById.clear();
+    }
+    this.ready.set(row.identity, row);
+    this.readyById.set(row.id, row);
+  }
 
   /**
    * The ready inventory a read is served from; a target still being prepared (its preparation
@@ -95,24 +145,40 @@ export class ListService {
     );
   }
 
-  async list(query: ListQuery): Promise<ListResponseType> {
+  /** The page as JSON text (the form it is served and size-checked in). */
+  async list(query: ListQuery): Promise<ListPage> {
     if (query.target.kind !== 'package') throw new ProblemError('VALIDATION_ERROR', 'target kind is not served here');
     const target = query.target;
     const key = selectionKey(target, query.selection);
+    let resolved: ResolvedPackage;
+    let after: string | null = null;
     if (query.after !== null && query.after !== '') {
       const cursor = this.deps.cursors.decode(query.after);
       if (cursor === null) throw new ProblemError('VALIDATION_ERROR', 'after is not a valid cursor; start again without it.');
       if (cursor.selection !== key) {
         throw new ProblemError('VALIDATION_ERROR', 'after belongs to another selection (target, paths, filters, recursion or limit changed); start again without it.');
       }
-      const row = await this.deps.store.get(cursor.inventory);
+      const row = this.readyById.get(cursor.inventory) ?? (await this.deps.store.get(cursor.inventory));
       if (row?.state !== 'ready' || row.version === null) {
         throw new ProblemError('VALIDATION_ERROR', 'after refers to a snapshot no longer served; start again without it.');
       }
-      return this.respond({ target, version: row.version, row }, query, key, cursor.after);
+      this.remember(row);
+      resolved = { target, version: row.version, row };
+      after = cursor.after;
+    } else {
+      resolved = await this.resolve(target, query.waitMs);
     }
-    const resolved = await this.resolve(target, query.waitMs);
-    return this.respond(resolved, query, key, null);
+    const versions = this.availableVersions(target.name);
+    const cacheKey = resolved.row.state === 'ready' ? `${resolved.row.id}\u0000${target.text}\u0000${key}\u0000${after ?? ''}\u0000${versions.stamp}` : null;
+    const cached = cacheKey === null ? undefined : this.pages.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const json = JSON.stringify(await this.respond(resolved, query, key, after, await versions.value));
+    if (Buffer.byteLength(json, 'utf8') > LIST_PAGE_LIMIT_BYTES) {
+      throw new ProblemError('VALIDATION_ERROR', `The page is larger than ${LIST_PAGE_LIMIT_BYTES} bytes; ask again with a smaller limit.`);
+    }
+    const page = new ListPage(json);
+    if (cacheKey !== null) this.cachePage(cacheKey, page);
+    return page;
   }
 
   private async resolve(target: PackageTarget, waitMs: number): Promise<ResolvedPackage> {
@@ -158,11 +224,17 @@ export class ListService {
       }
     }
     if (!SETTLED.has(row.state) && waitMs > 0) row = await this.deps.wait(row, waitMs);
-    if (row.state === 'ready') this.ready.set(row.identity, row);
+    if (row.state === 'ready') this.remember(row);
     return { target, version: version ?? row.version ?? '', row };
   }
 
-  private async respond(resolved: ResolvedPackage, query: ListQuery, key: string, after: string | null): Promise<ListResponseType> {
+  private async respond(
+    resolved: ResolvedPackage,
+    query: ListQuery,
+    key: string,
+    after: string | null,
+    available: ListAvailableVersionType[],
+  ): Promise<ListResponseType> {
     const { target, version, row } = resolved;
     const canonical = packageIdentity(target.name, version);
     if (row.state === 'unavailable') this.unavailable(row, canonical);
@@ -176,7 +248,6 @@ export class ListService {
       commit_sha: row.facts.gitHead ?? null,
     };
     const ready = row.state === 'ready';
-    const available: ListAvailableVersionType[] = (await this.deps.store.readyVersions('npm', target.name)).map((v) => ({ version: v, ref: v }));
     let entries: ListEntryType[] = [];
     let hasMore = false;
     let nextCursor: string | null = null;
@@ -241,6 +312,17 @@ export class ListService {
       sample_count: samples.length,
       source: files === null ? 'recent_package_preparations' : 'recent_package_preparations_per_file',
     };
+  }
+}
+
+/** A serialised page, with its gzip form made once on first demand. */
+export class ListPage {
+  private compressed: Buffer | null = null;
+  constructor(readonly json: string) {}
+
+  gzip(): Buffer {
+    this.compressed ??= gzipSync(this.json, { level: 6 });
+    return this.compressed;
   }
 }
 

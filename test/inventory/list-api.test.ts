@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inventories } from '../../src/db/schema/index.js';
@@ -277,6 +278,28 @@ describe('listing a prepared package', () => {
     const altered = cursor.slice(0, 5) + (cursor[5] === 'x' ? 'y' : 'x') + cursor.slice(6);
     await expect400({ target: demo, recursive: true, limit: 2, after: altered }, /not a valid cursor/);
     expect((await list({ target: demo, recursive: true, limit: 2, after: cursor })).statusCode).toBe(200);
+  });
+
+  it('sends pages gzip-compressed to clients that accept it', async () => {
+    const body = { target: demo, recursive: true };
+    const plain = await list(body);
+    const zipped = await h.app.inject({
+      method: 'POST',
+      url: '/v1/list',
+      headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'br;q=1, gzip;q=0.5' },
+      payload: body,
+    });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers['vary']).toBe('accept-encoding');
+    expect(gunzipSync(zipped.rawPayload).toString('utf8')).toBe(plain.body);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const refused = await h.app.inject({
+      method: 'POST',
+      url: '/v1/list',
+      headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip;q=0' },
+      payload: body,
+    });
+    expect(refused.headers['content-encoding']).toBeUndefined();
   });
 
   it('refuses a page over 2 MiB', async () => {
