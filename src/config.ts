@@ -1,3 +1,6 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /**
  * Configuration: the environment, parsed once into a typed, frozen object.
  * Start-up fails with one ConfigError that lists every invalid variable.
@@ -50,7 +53,22 @@ export interface Config {
   /** Test hook: workers hold every job when it enters this phase, until they are killed. */
   readonly testHoldPhase: 'resolving' | 'enriching' | 'rendering' | null;
   readonly gitHosts: Readonly<Record<GitHostKind, string>>;
+  /** Bare repository caches of the workers (one per repository, most recently used kept). */
+  readonly gitCacheDir: string;
+  readonly gitTimeoutMs: number;
   readonly siteAllowPrivateAddresses: boolean;
+  /** Stored pages older than this are re-crawled in the background on the next request. */
+  readonly siteRefreshMs: number;
+  readonly crawl: CrawlConfig;
+}
+
+export interface CrawlConfig {
+  readonly maxPages: number;
+  readonly maxDepth: number;
+  readonly maxPageBytes: number;
+  readonly maxDurationMs: number;
+  readonly hostConcurrency: number;
+  readonly fetchTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -255,8 +273,19 @@ export function loadConfig(env: Env = process.env): Config {
     authCacheMs: r.integer('AUTH_CACHE_MS', 2_000, 0, 300_000),
     testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering'] as const),
     gitHosts: r.gitHosts('GIT_HOSTS'),
+    gitCacheDir: r.string('GIT_CACHE_DIR', join(tmpdir(), 'pkgscope-git')),
+    gitTimeoutMs: r.integer('GIT_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     siteAllowPrivateAddresses: r.boolean('SITE_ALLOW_PRIVATE_ADDRESSES', false),
+    siteRefreshMs: r.integer('SITE_REFRESH_MS', 86_400_000, 0, 31_536_000_000),
+    crawl: {
+      maxPages: r.integer('SITE_MAX_PAGES', 1_000, 1, 100_000),
+      maxDepth: r.integer('SITE_MAX_DEPTH', 10, 0, 100),
+      maxPageBytes: r.integer('SITE_MAX_PAGE_BYTES', 5 * 1024 * 1024, 1_024, 64 * 1024 * 1024),
+      maxDurationMs: r.integer('SITE_CRAWL_TIMEOUT_MS', 600_000, 1_000, 86_400_000),
+      hostConcurrency: r.integer('SITE_HOST_CONCURRENCY', 2, 1, 16),
+      fetchTimeoutMs: r.integer('SITE_FETCH_TIMEOUT_MS', 15_000, 100, 120_000),
+    },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
-  return Object.freeze({ ...config, gitHosts: Object.freeze(config.gitHosts) });
+  return Object.freeze({ ...config, gitHosts: Object.freeze(config.gitHosts), crawl: Object.freeze(config.crawl) });
 }

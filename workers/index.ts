@@ -3,11 +3,14 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../src/config.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 import { DEFAULT_TAR_LIMITS } from '../src/inventory/tar-reader.js';
+import { CRAWLER_AGENT, HostLimiter } from '../src/inventory/crawl.js';
+import { GitSource } from '../src/inventory/sources/git.js';
 import { NpmPackageSource } from '../src/inventory/sources/npm.js';
+import { addressPolicy, SiteFetcher } from '../src/inventory/sources/site-fetch.js';
 import { InventoryStore } from '../src/inventory/store.js';
 import { inventoryChannel } from '../src/inventory/waiter.js';
 import { publishEvent, snapshotPublisher } from '../src/jobs/events.js';
-import { createQueue, QUEUE_NAMES, type InventoryJobData, type SbomJobData } from '../src/jobs/queues.js';
+import { createQueue, QUEUE_NAMES, type InventoryJobData, type PreparationQueues, type SbomJobData } from '../src/jobs/queues.js';
 import { ShutdownRequested, type Analyze } from '../src/jobs/runner.js';
 import { JobStore } from '../src/jobs/store.js';
 import type { Logger } from '../src/logger.js';
@@ -17,7 +20,9 @@ import { loadNpmOptions, type NpmOptions } from '../src/registry/npm-options.js'
 import { PgMetadataCache } from '../src/registry/pg-cache.js';
 import { analyze } from '../src/sbom/analyze.js';
 import { PARSER_CONTRACT_VERSION } from '../src/sbom/contract.js';
+import { SERVICE_VERSION } from '../src/version.js';
 import type { QueueHandler } from './handler.js';
+import { crawlHandler } from './crawl.js';
 import { inventoryHandler } from './inventory.js';
 import { maintenanceHandler } from './maintenance.js';
 import { sbomHandler } from './sbom.js';
@@ -53,8 +58,19 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const store = new JobStore(database.db);
   const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix);
   const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix);
-  const inventoryQueue = createQueue<InventoryJobData>('inventory', commands, config.redisPrefix);
+  const preparationQueues: PreparationQueues = {
+    inventory: createQueue<InventoryJobData>('inventory', commands, config.redisPrefix),
+    crawl: createQueue<InventoryJobData>('crawl', commands, config.redisPrefix),
+  };
   const inventories = new InventoryStore(database.db);
+  const notify = (id: string): Promise<void> => publishEvent(commands, inventoryChannel(config.redisPrefix, id), 'changed', logger);
+  const fetcher = new SiteFetcher({
+    allowAddress: addressPolicy(config.siteAllowPrivateAddresses),
+    timeoutMs: config.crawl.fetchTimeoutMs,
+    maxBytes: config.crawl.maxPageBytes,
+    maxRedirects: 10,
+    userAgent: `${CRAWLER_AGENT}/${SERVICE_VERSION} (documentation inventory)`,
+  });
   const { registry, resolver } = await registryAnalysis({
     cache: new PgMetadataCache(database.db),
     resolutionTimeoutMs: config.resolutionTimeoutMs,
@@ -78,16 +94,41 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     ),
     inventoryHandler(
       {
-        store: inventories,
-        npm: new NpmPackageSource(deps.npmOptions ?? (await loadNpmOptions())),
-        limits: { ...DEFAULT_TAR_LIMITS, maxFileBytes: config.inventoryMaxFileBytes, maxTotalBytes: config.inventoryMaxTotalBytes },
-        logger,
-        notify: (id) => publishEvent(commands, inventoryChannel(config.redisPrefix, id), 'changed', logger),
-        maxAttempts: config.jobMaxAttempts,
+        package: {
+          store: inventories,
+          npm: new NpmPackageSource(deps.npmOptions ?? (await loadNpmOptions())),
+          limits: { ...DEFAULT_TAR_LIMITS, maxFileBytes: config.inventoryMaxFileBytes, maxTotalBytes: config.inventoryMaxTotalBytes },
+          logger,
+          notify,
+          maxAttempts: config.jobMaxAttempts,
+        },
+        repository: {
+          store: inventories,
+          git: new GitSource({ hosts: config.gitHosts, cacheDir: config.gitCacheDir, timeoutMs: config.gitTimeoutMs }),
+          logger,
+          notify,
+          maxAttempts: config.jobMaxAttempts,
+          maxFileBytes: config.inventoryMaxFileBytes,
+          maxTotalBytes: config.inventoryMaxTotalBytes,
+          timeoutMs: config.gitTimeoutMs,
+        },
       },
       logger,
     ),
-    maintenanceHandler({ config, store, inventories, sbomQueue, inventoryQueue, maintenanceQueue, logger }),
+    crawlHandler(
+      {
+        store: inventories,
+        fetcher,
+        limits: config.crawl,
+        logger,
+        notify,
+        maxAttempts: config.jobMaxAttempts,
+        hosts: new HostLimiter(config.crawl.hostConcurrency),
+        close: () => fetcher.close(),
+      },
+      logger,
+    ),
+    maintenanceHandler({ config, store, inventories, sbomQueue, preparationQueues, maintenanceQueue, logger }),
   ];
   checkHandlers(handlers);
 
@@ -138,7 +179,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         await closing;
       }
       for (const handler of handlers) await handler.close?.();
-      await Promise.all([sbomQueue.close(), maintenanceQueue.close(), inventoryQueue.close()]);
+      await Promise.all([sbomQueue.close(), maintenanceQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close()]);
       await Promise.all(connections.map(closeRedis));
     },
   };

@@ -1,19 +1,22 @@
 import type { Logger } from '../src/logger.js';
 import type { InventoryJobData } from '../src/jobs/queues.js';
 import { preparePackageInventory, type PreparationDeps } from '../src/inventory/prepare.js';
+import { prepareRepositoryInventory, type RepositoryPreparationDeps } from '../src/inventory/prepare-repository.js';
 import type { QueueHandler } from './handler.js';
 
-/** Queue `inventory`: one preparation per inventory, named after its kind. */
-export function inventoryHandler(deps: PreparationDeps, logger: Logger): QueueHandler {
+/** Queue `inventory`: one preparation per package version or repository commit, named after its kind. */
+export function inventoryHandler(deps: { package: PreparationDeps; repository: RepositoryPreparationDeps }, logger: Logger): QueueHandler {
   return {
     queue: 'inventory',
     async process(job) {
       const { inventoryId } = job.data as InventoryJobData;
-      if (job.name !== 'package') {
+      let outcome;
+      if (job.name === 'package') outcome = await preparePackageInventory(inventoryId, deps.package);
+      else if (job.name === 'repository') outcome = await prepareRepositoryInventory(inventoryId, deps.repository);
+      else {
         logger.warn({ name: job.name, inventoryId }, 'unknown inventory kind ignored');
         return;
       }
-      const outcome = await preparePackageInventory(inventoryId, deps);
       if (outcome === 'retry') throw new Error('transient failure; retrying with backoff');
     },
   };

@@ -8,7 +8,7 @@ import {
   reconcileJobs,
   type UnfinishedInventories,
 } from '../src/jobs/maintenance.js';
-import type { InventoryQueue, SbomQueue } from '../src/jobs/queues.js';
+import type { PreparationQueues, SbomQueue } from '../src/jobs/queues.js';
 import type { JobStore } from '../src/jobs/store.js';
 import type { QueueHandler } from './handler.js';
 
@@ -18,7 +18,7 @@ export function maintenanceHandler(deps: {
   store: JobStore;
   inventories: UnfinishedInventories;
   sbomQueue: SbomQueue;
-  inventoryQueue: InventoryQueue;
+  preparationQueues: PreparationQueues;
   maintenanceQueue: Queue;
   logger: Logger;
 }): QueueHandler {
@@ -52,7 +52,7 @@ export function maintenanceHandler(deps: {
           { graceMs: config.reconcileGraceMs, batch: 500, maxAttempts: config.jobMaxAttempts },
           logger,
         );
-        const inventories = await reconcileInventories(deps.inventories, deps.inventoryQueue, config.reconcileGraceMs, logger);
+        const inventories = await reconcileInventories(deps.inventories, deps.preparationQueues, config.reconcileGraceMs, logger);
         if (result.requeued + inventories > 0) logger.info({ ...result, inventories }, 'reconciliation done');
       } else if (job.name === 'expire') {
         const deleted = await expireJobs(store, 500, 20);

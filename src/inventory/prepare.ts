@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
-import { classifyFile, fileTypeOf, intentOf, languageOf, type InventoryContext } from './classify.js';
+import { classifyFile, fileTypeOf, intentOf, languageOf, textFacts, type InventoryContext } from './classify.js';
 import type { StoredEntry } from './query.js';
 import { RegistryUnavailable, TarballUnavailable, type NpmPackageSource } from './sources/npm.js';
 import type { BlobRecord, InventoryRow, InventoryStore } from './store.js';
@@ -49,11 +49,12 @@ export class EntryCollector {
     private readonly context: InventoryContext,
   ) {}
 
-  async add(path: string, size: number, bytes: Buffer | null): Promise<void> {
+  /** A file; `bytes` null lists it without content (over the per-file limit; `size` null when unknown). */
+  async add(path: string, size: number | null, bytes: Buffer | null): Promise<void> {
     if (this.entries.has(path)) this.notes.push(`${path}: duplicate entry, the last one kept`);
-    this.totalBytes += size;
+    this.totalBytes += size ?? 0;
     if (bytes === null) {
-      this.notes.push(`${path}: ${size} bytes, over the per-file limit; listed without content`);
+      this.notes.push(`${path}: ${size === null ? 'size unknown' : `${size} bytes`}, over the per-file limit; listed without content`);
       this.entries.set(path, {
         path,
         kind: 'file',
@@ -85,6 +86,51 @@ export class EntryCollector {
     if (this.pendingBytes > 8 * 1024 * 1024 || this.pending.length >= 500) await this.flush();
   }
 
+  /**
+   * A symlink (its content is the link target, never followed) or a submodule (no content: the
+   * commit it pins lives in another repository).
+   */
+  async special(path: string, fileType: 'symlink' | 'submodule', bytes: Buffer | null): Promise<void> {
+    const hash = bytes === null ? null : contentHash(bytes);
+    this.entries.set(path, {
+      path,
+      kind: 'file',
+      byteSize: bytes?.length ?? null,
+      lineCount: null,
+      contentHash: hash,
+      language: null,
+      fileType,
+      intent: intentOf(path, null, this.context),
+      title: null,
+    });
+    if (bytes === null || hash === null) return;
+    this.totalBytes += bytes.length;
+    this.pending.push({ hash, bytes });
+    this.pendingBytes += bytes.length;
+  }
+
+  /** A documentation page (Markdown text): stored like a file, listed with its title. */
+  async page(path: string, title: string | null, bytes: Buffer): Promise<StoredEntry> {
+    const hash = contentHash(bytes);
+    const entry: StoredEntry = {
+      path,
+      kind: 'page',
+      byteSize: bytes.length,
+      lineCount: textFacts(bytes).lineCount,
+      contentHash: hash,
+      language: 'markdown',
+      fileType: 'md',
+      intent: null,
+      title,
+    };
+    this.entries.set(path, entry);
+    this.totalBytes += bytes.length;
+    this.pending.push({ hash, bytes });
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes > 8 * 1024 * 1024 || this.pending.length >= 500) await this.flush();
+    return entry;
+  }
+
   async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
@@ -99,6 +145,11 @@ export class EntryCollector {
     const records = [...fresh.values()];
     for (let i = 0; i < records.length; i += 100) await this.store.putBlobs(records.slice(i, i + 100));
   }
+}
+
+/** Whether this attempt is beyond the budget counted since the last retry or refresh. */
+export function attemptsOver(row: InventoryRow, maxAttempts: number): boolean {
+  return row.attempt - (row.facts.attemptsBefore ?? 0) > maxAttempts;
 }
 
 /**
@@ -119,7 +170,7 @@ export async function preparePackageInventory(id: string, deps: PreparationDeps)
     log.info({ state, failure }, 'preparation ended without an inventory');
     return 'done';
   };
-  if (claimed.attempt > deps.maxAttempts) return finish('failed', 'too_many_attempts');
+  if (attemptsOver(claimed, deps.maxAttempts)) return finish('failed', 'too_many_attempts');
   try {
     // The repository and gitHead the registry records: the served identity and recovery guidance.
     const provenance = await deps.npm.provenance(claimed.packageName ?? '', claimed.version ?? '');
@@ -145,7 +196,7 @@ export async function preparePackageInventory(id: string, deps: PreparationDeps)
     if (error instanceof TarballUnavailable) return finish('unavailable', 'tarball_unavailable');
     if (error instanceof TarLimitError) return finish('failed', error.reason);
     if ((error as { code?: unknown } | null)?.code === 'EINTEGRITY') return finish('failed', 'integrity_mismatch');
-    if (error instanceof RegistryUnavailable && claimed.attempt < deps.maxAttempts) {
+    if (error instanceof RegistryUnavailable && !attemptsOver({ ...claimed, attempt: claimed.attempt + 1 }, deps.maxAttempts)) {
       log.warn({ err: error, attempt: claimed.attempt }, 'registry unavailable; preparation will be retried');
       return 'retry';
     }

@@ -30,6 +30,13 @@ function parentOf(path: string): string {
   return slash === -1 ? '' : path.slice(0, slash);
 }
 
+/** The folder an entry sits in; a page's query bytes (`search?q=a/b`) are not folders. */
+function folderOf(entry: StoredEntry): string {
+  if (entry.kind !== 'page') return parentOf(entry.path);
+  const query = entry.path.indexOf('?');
+  return parentOf(query === -1 ? entry.path : entry.path.slice(0, query));
+}
+
 /** Whether a selector is a glob (picomatch's own parse) rather than a literal path. */
 export function isGlob(selector: string): boolean {
   return picomatch.scan(selector).isGlob;
@@ -52,9 +59,9 @@ export class InventoryIndex {
     const slots: Slot[] = [];
     for (const entry of entries) {
       this.files.add(entry.path);
-      for (let dir = parentOf(entry.path); dir !== '' && !this.directories.has(dir); dir = parentOf(dir)) this.directories.add(dir);
+      for (let dir = folderOf(entry); dir !== '' && !this.directories.has(dir); dir = parentOf(dir)) this.directories.add(dir);
     }
-    for (const entry of entries) slots.push({ entry, key: Buffer.from(entry.path, 'utf8'), parent: parentOf(entry.path) });
+    for (const entry of entries) slots.push({ entry, key: Buffer.from(entry.path, 'utf8'), parent: folderOf(entry) });
     for (const dir of this.directories) {
       // A path can be both a page and a directory on a site (/docs and /docs/intro).
       if (!this.files.has(dir)) slots.push({ entry: { path: dir, kind: 'directory' }, key: Buffer.from(dir, 'utf8'), parent: parentOf(dir) });

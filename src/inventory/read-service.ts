@@ -3,7 +3,8 @@ import { gunzipSync } from 'node:zlib';
 import { ProblemError } from '../http/problems.js';
 import type { InventoryCatalog } from './catalog.js';
 import type { ReadResponseType } from './schemas.js';
-import type { InventoryRow, InventoryStore } from './store.js';
+import type { ServedInventory } from './listing/types.js';
+import type { InventoryStore } from './store.js';
 import type { ListTarget } from './targets.js';
 
 /** Largest slice one read returns (its base64 form stays well under the 2 MiB body limit). */
@@ -14,14 +15,6 @@ export interface ReadRequest {
   readonly path: string;
   readonly offset: number;
   readonly length: number;
-}
-
-/** The inventory a read is served from, as the list operation resolves it. */
-export interface ServedInventory {
-  readonly row: InventoryRow;
-  readonly canonicalTarget: string;
-  readonly served: ReadResponseType['served'];
-  readonly inventoryKind: 'source' | 'site';
 }
 
 /**
@@ -58,7 +51,7 @@ export class ReadService {
   }
 
   async read(request: ReadRequest, served: ServedInventory): Promise<ReadResponseType> {
-    const index = await this.catalog.index(served.row.id);
+    const index = await this.catalog.index(served.row.id, served.generation);
     const entry = index.get(request.path);
     if (!entry) {
       const why = index.isDirectory(request.path) ? 'is a directory; list it instead' : 'does not exist in this snapshot';
@@ -81,7 +74,7 @@ export class ReadService {
     return {
       inventory_kind: served.inventoryKind,
       requested_target: request.target.text,
-      canonical_target: served.canonicalTarget,
+      canonical_target: served.actionTarget,
       path: entry.path,
       kind: entry.kind,
       title: entry.title,

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { blobs, inventories, inventoryEntries, type InventoryFacts } from '../db/schema/index.js';
+import { blobs, inventories, inventoryEntries, inventoryRefs, type InventoryFacts } from '../db/schema/index.js';
 import type { Intent } from './classify.js';
 import type { StoredEntry } from './query.js';
 
@@ -103,7 +103,13 @@ export class InventoryStore {
   async retry(id: string): Promise<InventoryRow | null> {
     const [updated] = await this.db
       .update(inventories)
-      .set({ state: 'pending', failure: null, updatedAt: sql`now()` })
+      .set({
+        state: 'pending',
+        failure: null,
+        updatedAt: sql`now()`,
+        // Attempts are counted from here: the fencing token keeps growing, the budget starts again.
+        facts: sql`${inventories.facts} || jsonb_build_object('attemptsBefore', ${inventories.attempt})`,
+      })
       .where(and(eq(inventories.id, id), eq(inventories.state, 'failed')))
       .returning(columns);
     return updated ? row(updated) : null;
@@ -168,6 +174,89 @@ export class InventoryStore {
     });
   }
 
+  /**
+   * Adds or replaces pages of a crawl in progress, fenced on its attempt; the row's updatedAt
+   * and file count move with them (the generation listings reload on). False when another
+   * attempt took over.
+   */
+  async upsertEntries(id: string, attempt: number, entries: readonly StoredEntry[]): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [held] = await tx
+        .select({ id: inventories.id })
+        .from(inventories)
+        .where(and(eq(inventories.id, id), eq(inventories.attempt, attempt), eq(inventories.state, 'preparing')))
+        .for('update');
+      if (!held) return false;
+      for (let i = 0; i < entries.length; i += 1000) {
+        await tx
+          .insert(inventoryEntries)
+          .values(entries.slice(i, i + 1000).map((e) => ({ inventoryId: id, ...e })))
+          .onConflictDoUpdate({
+            target: [inventoryEntries.inventoryId, inventoryEntries.path],
+            set: {
+              kind: sql`excluded.kind`,
+              byteSize: sql`excluded.byte_size`,
+              lineCount: sql`excluded.line_count`,
+              contentHash: sql`excluded.content_hash`,
+              language: sql`excluded.language`,
+              fileType: sql`excluded.file_type`,
+              intent: sql`excluded.intent`,
+              title: sql`excluded.title`,
+            },
+          });
+      }
+      await tx
+        .update(inventories)
+        .set({
+          fileCount: sql`(SELECT count(*)::int FROM ${inventoryEntries} WHERE ${inventoryEntries.inventoryId} = ${id})`,
+          updatedAt: sql`clock_timestamp()`,
+        })
+        .where(eq(inventories.id, id));
+      return true;
+    });
+  }
+
+  /**
+   * Ends a crawl: ready, with its coverage in the facts. With `keep`, stored pages the crawl did
+   * not see again are deleted (a crawl that covered the site); without, earlier pages stay.
+   */
+  async finishCrawl(id: string, attempt: number, facts: InventoryFacts, preparationMs: number, keep: readonly string[] | null): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [held] = await tx
+        .select({ id: inventories.id })
+        .from(inventories)
+        .where(and(eq(inventories.id, id), eq(inventories.attempt, attempt), eq(inventories.state, 'preparing')))
+        .for('update');
+      if (!held) return false;
+      if (keep !== null) {
+        await tx.delete(inventoryEntries).where(and(eq(inventoryEntries.inventoryId, id), sql`NOT (${inventoryEntries.path} = ANY(${sql.param([...keep])}::text[]))`));
+      }
+      await tx
+        .update(inventories)
+        .set({
+          state: 'ready',
+          failure: null,
+          facts,
+          preparationMs,
+          fileCount: sql`(SELECT count(*)::int FROM ${inventoryEntries} WHERE ${inventoryEntries.inventoryId} = ${id})`,
+          finishedAt: sql`now()`,
+          updatedAt: sql`clock_timestamp()`,
+        })
+        .where(eq(inventories.id, id));
+      return true;
+    });
+  }
+
+  /** A site crawled longer ago than `ageMs` goes back to pending (its pages stay served meanwhile). */
+  async refresh(id: string, ageMs: number): Promise<InventoryRow | null> {
+    const [updated] = await this.db
+      .update(inventories)
+      .set({ state: 'pending', updatedAt: sql`clock_timestamp()`, facts: sql`${inventories.facts} || jsonb_build_object('attemptsBefore', ${inventories.attempt})` })
+      .where(and(eq(inventories.id, id), eq(inventories.state, 'ready'), lt(inventories.finishedAt, sql`now() - make_interval(secs => ${ageMs / 1000})`)))
+      .returning(columns);
+    return updated ? row(updated) : null;
+  }
+
   /** Ends an attempt without entries: `failed` (retried on a later request) or `unavailable`. */
   async finishWithout(id: string, attempt: number, state: 'failed' | 'unavailable', failure: string, facts: InventoryFacts): Promise<boolean> {
     const updated = await this.db
@@ -221,6 +310,34 @@ export class InventoryStore {
       .orderBy(desc(inventories.finishedAt))
       .limit(limit);
     return rows.flatMap((r) => (r.ms === null ? [] : [{ ms: r.ms, fileCount: r.fileCount }]));
+  }
+
+  /** The inventory a repository ref was last indexed at, when it is ready. */
+  async refPointer(repository: string, ref: string): Promise<InventoryRow | null> {
+    const [found] = await this.db
+      .select(columns)
+      .from(inventoryRefs)
+      .innerJoin(inventories, eq(inventories.id, inventoryRefs.inventoryId))
+      .where(and(eq(inventoryRefs.repository, repository), eq(inventoryRefs.ref, ref), eq(inventories.state, 'ready')));
+    return found ? row(found) : null;
+  }
+
+  async setRefPointer(repository: string, ref: string, inventoryId: string, commit: string): Promise<void> {
+    await this.db
+      .insert(inventoryRefs)
+      .values({ repository, ref, inventoryId, commit })
+      .onConflictDoUpdate({ target: [inventoryRefs.repository, inventoryRefs.ref], set: { inventoryId, commit, updatedAt: sql`now()` } });
+  }
+
+  /** Refs of a repository with a ready snapshot, newest first. */
+  async indexedRefs(repository: string): Promise<{ ref: string; commit: string }[]> {
+    return this.db
+      .select({ ref: inventoryRefs.ref, commit: inventoryRefs.commit })
+      .from(inventoryRefs)
+      .innerJoin(inventories, eq(inventories.id, inventoryRefs.inventoryId))
+      .where(and(eq(inventoryRefs.repository, repository), eq(inventories.state, 'ready')))
+      .orderBy(desc(inventoryRefs.updatedAt))
+      .limit(50);
   }
 
   /** Pending or preparing inventories untouched for `graceMs` (their queue entry may be gone). */

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
-import { enqueueInventory, enqueueSbomJob, type InventoryQueue, type SbomQueue } from './queues.js';
+import { enqueueInventory, enqueueSbomJob, preparationQueue, type PreparationQueues, type SbomQueue } from './queues.js';
 import type { JobStore } from './store.js';
 
 /** Queue states in which a BullMQ job will still be processed. */
@@ -44,17 +44,17 @@ export interface UnfinishedInventories {
 /** The same rule for inventory preparations: unfinished without a live queue entry → enqueue again. */
 export async function reconcileInventories(
   store: UnfinishedInventories,
-  queue: InventoryQueue,
+  queues: PreparationQueues,
   graceMs: number,
   logger: Logger,
 ): Promise<number> {
   let requeued = 0;
   for (const { id, kind } of await store.unfinishedOlderThan(graceMs, 500)) {
-    const existing = await queue.getJob(`inv-${id}`);
+    const existing = await preparationQueue(queues, kind).getJob(`inv-${id}`);
     const state = existing ? await existing.getState() : 'missing';
     if (LIVE_STATES.has(state)) continue;
     if (existing) await existing.remove().catch(() => undefined);
-    await enqueueInventory(queue, id, kind);
+    await enqueueInventory(queues, id, kind);
     requeued++;
     logger.warn({ inventoryId: id, queueState: state }, 'reconciler re-enqueued an inventory preparation');
   }

@@ -2,7 +2,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 
 /** Every queue the workers serve; start-up fails if one has no handler or two. */
-export const QUEUE_NAMES = ['sbom', 'inventory', 'maintenance'] as const;
+export const QUEUE_NAMES = ['sbom', 'inventory', 'crawl', 'maintenance'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface SbomJobData {
@@ -32,12 +32,23 @@ export interface InventoryJobData {
 
 export type InventoryQueue = Queue<InventoryJobData>;
 
+/** Where inventories are prepared: packages and repositories on `inventory`, site crawls on `crawl`. */
+export interface PreparationQueues {
+  readonly inventory: InventoryQueue;
+  readonly crawl: InventoryQueue;
+}
+
+export function preparationQueue(queues: PreparationQueues, kind: string): InventoryQueue {
+  return kind === 'site' ? queues.crawl : queues.inventory;
+}
+
 /**
- * The preparation job of an inventory, named after its kind. Its id is the inventory's, so
- * requests arriving together add it once; finished jobs are removed so a retry can add it again.
+ * The preparation job of an inventory, named after its kind, on its kind's queue. Its id is the
+ * inventory's, so requests arriving together add it once; finished jobs are removed so a retry
+ * or refresh can add it again.
  */
-export async function enqueueInventory(queue: InventoryQueue, inventoryId: string, kind: string): Promise<void> {
-  await queue.add(kind, { inventoryId }, {
+export async function enqueueInventory(queues: PreparationQueues, inventoryId: string, kind: string): Promise<void> {
+  await preparationQueue(queues, kind).add(kind, { inventoryId }, {
     jobId: `inv-${inventoryId}`,
     attempts: 3,
     backoff: { type: 'exponential', delay: 2_000 },

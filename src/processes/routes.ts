@@ -7,11 +7,16 @@ import { InventoryCatalog } from '../inventory/catalog.js';
 import { CursorCodec } from '../inventory/cursor.js';
 import { cursorSecret } from '../inventory/cursor-secret.js';
 import { ListService } from '../inventory/list-service.js';
+import { PackageLister } from '../inventory/listing/package.js';
+import { RepositoryLister } from '../inventory/listing/repository.js';
+import type { ListerDeps } from '../inventory/listing/shared.js';
+import { SiteLister } from '../inventory/listing/site.js';
 import { ReadService } from '../inventory/read-service.js';
+import { GitSource } from '../inventory/sources/git.js';
 import { NpmPackageSource } from '../inventory/sources/npm.js';
 import { InventoryStore } from '../inventory/store.js';
 import { inventoryChannel, waitForInventory } from '../inventory/waiter.js';
-import { createQueue, enqueueInventory, type InventoryJobData, type InventoryQueue, type SbomJobData, type SbomQueue } from '../jobs/queues.js';
+import { createQueue, enqueueInventory, type InventoryJobData, type PreparationQueues, type SbomJobData, type SbomQueue } from '../jobs/queues.js';
 import { JobStore } from '../jobs/store.js';
 import type { Logger } from '../logger.js';
 import { closeRedis, createRedis } from '../redis.js';
@@ -32,7 +37,7 @@ export interface ApiServices {
   readonly commands: Redis;
   readonly subscriber: Redis;
   readonly sbomQueue: SbomQueue;
-  readonly inventoryQueue: InventoryQueue;
+  readonly preparationQueues: PreparationQueues;
   readonly hub: EventHub;
   readonly store: JobStore;
   readonly inventories: InventoryStore;
@@ -58,36 +63,46 @@ export async function createApiServices(
   const subscriber = createRedis(config.redisUrl, 'subscriber', 'pkgscope-api-events');
   const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix);
   const hub = new EventHub(subscriber, logger);
-  const inventoryQueue = createQueue<InventoryJobData>('inventory', commands, config.redisPrefix);
+  const preparationQueues: PreparationQueues = {
+    inventory: createQueue<InventoryJobData>('inventory', commands, config.redisPrefix),
+    crawl: createQueue<InventoryJobData>('crawl', commands, config.redisPrefix),
+  };
   const inventories = new InventoryStore(database.db);
   const catalog = new InventoryCatalog(inventories);
-  const list = new ListService({
+  const listerDeps: ListerDeps = {
     store: inventories,
-    catalog,
-    npm: new NpmPackageSource(options),
-    cursors: new CursorCodec(await cursorSecret(database.db, config.cursorSecret)),
     enqueue: async (row) => {
       try {
-        await enqueueInventory(inventoryQueue, row.id, row.kind);
+        await enqueueInventory(preparationQueues, row.id, row.kind);
       } catch (error) {
         // The row is committed; the reconciler enqueues it once Redis answers again.
         logger.warn({ err: error, inventoryId: row.id }, 'enqueue failed; left to the reconciler');
       }
     },
-    wait: async (row, ms) =>
-      (
-        await waitForInventory(
-          hub,
-          inventoryChannel(config.redisPrefix, row.id),
-          async () => (await inventories.get(row.id)) ?? row,
-          (r) => r.state === 'ready' || r.state === 'failed' || r.state === 'unavailable',
-          ms,
-        )
-      ).value,
+    wait: async (row, ms, done) => {
+      const waited = await waitForInventory(
+        hub,
+        inventoryChannel(config.redisPrefix, row.id),
+        async () => (await inventories.get(row.id)) ?? row,
+        done,
+        ms,
+      );
+      return { row: waited.value, completed: waited.outcome === 'completed' };
+    },
     failedRetryMs: config.inventoryRetryMs,
+  };
+  const list = new ListService({
+    store: inventories,
+    catalog,
+    cursors: new CursorCodec(await cursorSecret(database.db, config.cursorSecret)),
+    listers: {
+      package: new PackageLister(listerDeps, new NpmPackageSource(options)),
+      repository: new RepositoryLister(listerDeps, new GitSource({ hosts: config.gitHosts, cacheDir: config.gitCacheDir, timeoutMs: config.gitTimeoutMs })),
+      site: new SiteLister(listerDeps, config.siteRefreshMs),
+    },
   });
   return {
-    inventoryQueue,
+    preparationQueues,
     inventories,
     list,
     reader: new ReadService(inventories, catalog),
@@ -99,7 +114,7 @@ export async function createApiServices(
     store: new JobStore(database.db),
     close: async () => {
       hub.closeAll();
-      await Promise.all([sbomQueue.close(), inventoryQueue.close()]);
+      await Promise.all([sbomQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close()]);
       await Promise.all([closeRedis(commands), closeRedis(subscriber)]);
     },
   };

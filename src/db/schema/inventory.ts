@@ -23,6 +23,21 @@ export interface InventoryFacts {
   readonly unpackedSize?: number | null;
   readonly fileCount?: number | null;
   readonly skipped?: readonly string[];
+  /** Repository: the clone URL and the commit of this snapshot. */
+  readonly commit?: string | null;
+  /** Repository key (`github:owner/repo`) and the ref that asked for this commit. */
+  readonly repository?: string | null;
+  readonly ref?: string | null;
+  /** Site crawl: where it stands and how much it covers. */
+  readonly crawlStatus?: 'idle' | 'running' | 'complete' | 'failed';
+  readonly coverage?: 'none' | 'partial' | 'capped' | 'complete';
+  readonly coverageReason?: string | null;
+  /** Site: http or https, as the host answered. */
+  readonly scheme?: 'http' | 'https';
+  /** Site: pages the last crawl stored, and how it ended. */
+  readonly pagesSeen?: number;
+  /** The attempt counter when the inventory was last retried or refreshed: attempts are budgeted from it. */
+  readonly attemptsBefore?: number;
 }
 
 /** One prepared (or being prepared) snapshot: a package version, a repository commit or a site. */
@@ -76,4 +91,19 @@ export const inventoryEntries = pgTable(
     title: text('title'),
   },
   (t) => [primaryKey({ columns: [t.inventoryId, t.path] })],
+);
+
+/** Which commit a repository ref was last indexed at: serves a moved branch as stale meanwhile. */
+export const inventoryRefs = pgTable(
+  'inventory_refs',
+  {
+    repository: text('repository').notNull(),
+    ref: text('ref').notNull(),
+    inventoryId: uuid('inventory_id')
+      .notNull()
+      .references(() => inventories.id, { onDelete: 'cascade' }),
+    commit: text('commit').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.repository, t.ref] })],
 );

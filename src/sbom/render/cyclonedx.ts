@@ -2,8 +2,8 @@ import * as CDX from '@cyclonedx/cyclonedx-library';
 import { splitName } from '../describe.js';
 import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
 import { writeJson, type BoundedOutput } from './output.js';
+import { SERVICE_VERSION } from '../../version.js';
 
-const TOOL_VERSION = '0.1.0';
 
 const SCOPES: Readonly<Record<ComponentFacts['scope'], CDX.Enums.ComponentScope>> = {
   required: CDX.Enums.ComponentScope.Required,
@@ -59,7 +59,7 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
   bom.serialNumber = CDX.Contrib.Bom.Utils.randomSerialNumber();
   bom.metadata.timestamp = input.generatedAt;
   bom.metadata.tools.components.add(
-    new CDX.Models.Component(CDX.Enums.ComponentType.Application, 'pkgscope', { version: TOOL_VERSION }),
+    new CDX.Models.Component(CDX.Enums.ComponentType.Application, 'pkgscope', { version: SERVICE_VERSION }),
   );
   const components = new Map<string, CDX.Models.Component>();
   const facts = componentFacts(input);

@@ -1,0 +1,463 @@
+import { XMLParser } from 'fast-xml-parser';
+import pLimit, { type LimitFunction } from 'p-limit';
+import robotsModule from 'robots-parser';
+import type { InventoryFacts } from '../db/schema/index.js';
+import type { Logger } from '../logger.js';
+import { attemptsOver, EntryCollector } from './prepare.js';
+import type { StoredEntry } from './query.js';
+import { pageKind, parsePage } from './sources/site-page.js';
+import type { FetchOutcome, SiteFetcher } from './sources/site-fetch.js';
+import type { InventoryRow, InventoryStore } from './store.js';
+import { parseTarget, type SiteTarget } from './targets.js';
+
+/**
+ * The documentation-site crawler (queue `crawl`). One crawl per site inventory: https first (http
+ * only when the host does not speak TLS), robots.txt obeyed (its crawl delay too), sitemaps and
+ * sitemap indexes read, links followed inside the scope only, breadth first, with caps on
+ * pages, depth, page size and total time and a per-host concurrency shared by every crawl in the
+ * process. Pages are stored as they come (a listing sees them at once) as Markdown, under their
+ * path relative to the scope.
+ */
+
+// The package exports its function as module.exports while its types declare a default export.
+const robotsParser = robotsModule as unknown as typeof robotsModule.default;
+type Robots = ReturnType<typeof robotsParser>;
+
+export interface CrawlLimits {
+  readonly maxPages: number;
+  readonly maxDepth: number;
+  readonly maxPageBytes: number;
+  readonly maxDurationMs: number;
+  /** Requests in flight per host, across the crawls of this process. */
+  readonly hostConcurrency: number;
+}
+
+export interface CrawlDeps {
+  readonly store: InventoryStore;
+  readonly fetcher: SiteFetcher;
+  readonly limits: CrawlLimits;
+  readonly logger: Logger;
+  readonly notify: (inventoryId: string) => Promise<void>;
+  readonly maxAttempts: number;
+  readonly hosts: HostLimiter;
+}
+
+export type CrawlOutcome = 'done' | 'released';
+
+/** The product token robots.txt rules are matched against. */
+export const CRAWLER_AGENT = 'pkgscope';
+
+/** Per-host request slots shared by all crawls in a process (polite concurrency). */
+export class HostLimiter {
+  private readonly limits = new Map<string, LimitFunction>();
+  constructor(private readonly concurrency: number) {}
+
+  run<T>(host: string, work: () => Promise<T>): Promise<T> {
+    let limit = this.limits.get(host);
+    if (!limit) {
+      limit = pLimit(this.concurrency);
+      this.limits.set(host, limit);
+    }
+    const chosen = limit;
+    return chosen(work).finally(() => {
+      if (chosen.activeCount === 0 && chosen.pendingCount === 0) this.limits.delete(host);
+    });
+  }
+}
+
+/** Codes meaning "nothing speaks TLS there" (a plain-HTTP server or a closed 443), not a bad certificate. */
+const NO_TLS_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'EPROTO']);
+
+/** The site's path under its scope: '/' for the landing page, trailing slash and query bytes kept. */
+export function pagePath(url: URL, scope: string): string | null {
+  const prefix = scope === '' ? '' : `/${scope}`;
+  const { pathname } = url;
+  if (prefix !== '' && pathname !== prefix && !pathname.startsWith(`${prefix}/`)) return null;
+  const rest = pathname.slice(prefix.length).replace(/^\//, '');
+  return `${rest === '' ? '/' : rest}${url.search}`;
+}
+
+interface Frontier {
+  readonly url: URL;
+  readonly depth: number;
+}
+
+class Stop extends Error {
+  constructor(readonly why: 'fenced' | 'shutdown') {
+    super(why);
+  }
+}
+
+interface Tally {
+  stored: number;
+  notFound: number;
+  errors: number;
+  oversized: number;
+  skippedTypes: number;
+  robotsSkipped: number;
+  pageCapped: boolean;
+  depthCapped: boolean;
+  timeCapped: boolean;
+  firstError: string | null;
+}
+
+function describeFailure(outcome: Extract<FetchOutcome, { ok: false }>): string {
+  switch (outcome.reason) {
+    case 'blocked':
+      return `${outcome.url.host} resolves to a non-public address, which the service does not fetch`;
+    case 'redirect_loop':
+      return `${outcome.url.href} redirects in a loop`;
+    case 'too_many_redirects':
+      return `${outcome.url.href} redirects too many times`;
+    case 'bad_redirect':
+      return `${outcome.url.href} redirects to an invalid location`;
+    case 'timeout':
+      return `${outcome.url.host} did not answer in time`;
+    default:
+      return `${outcome.url.host} could not be reached (${outcome.code ?? 'network error'})`;
+  }
+}
+
+const xml = new XMLParser({ ignoreAttributes: true, isArray: (name) => name === 'url' || name === 'sitemap' });
+
+/** Page locations and nested sitemaps of a sitemap or sitemap index document. */
+export function parseSitemap(text: string): { pages: string[]; sitemaps: string[] } {
+  let doc: unknown;
+  try {
+    doc = xml.parse(text);
+  } catch {
+    return { pages: [], sitemaps: [] };
+  }
+  const locs = (items: unknown): string[] =>
+    Array.isArray(items)
+      ? items.flatMap((item) => {
+          const loc = (item as { loc?: unknown } | null)?.loc;
+          return typeof loc === 'string' ? [loc.trim()] : [];
+        })
+      : [];
+  const root = doc as { urlset?: { url?: unknown }; sitemapindex?: { sitemap?: unknown } };
+  return { pages: locs(root.urlset?.url), sitemaps: locs(root.sitemapindex?.sitemap) };
+}
+
+export async function crawlSite(id: string, deps: CrawlDeps, stop?: AbortSignal): Promise<CrawlOutcome> {
+  const { store } = deps;
+  const claimed = await store.claim(id);
+  if (claimed === null) return 'done';
+  const log = deps.logger.child({ inventoryId: id, identity: claimed.identity });
+  await deps.notify(id);
+  const started = Date.now();
+  const end = async (state: 'failed', failure: string, reason: string): Promise<CrawlOutcome> => {
+    const facts: InventoryFacts = { ...claimed.facts, crawlStatus: 'failed', coverage: (claimed.fileCount ?? 0) > 0 ? 'partial' : 'none', coverageReason: reason };
+    if (await store.finishWithout(id, claimed.attempt, state, failure, facts)) await deps.notify(id);
+    log.info({ failure, reason }, 'crawl failed');
+    return 'done';
+  };
+  if (attemptsOver(claimed, deps.maxAttempts)) return end('failed', 'too_many_attempts', 'The crawl was interrupted too many times.');
+  const parsed = parseTarget(claimed.identity);
+  if (!parsed.ok || parsed.target.kind !== 'site') return end('failed', 'invalid_target', 'The stored site target cannot be parsed.');
+  try {
+    return await new Crawl(parsed.target, claimed, deps, log, started, stop).run();
+  } catch (error) {
+    if (error instanceof Stop) {
+      if (error.why === 'shutdown') {
+        log.info('crawl handed back (shutdown); pages stored so far are kept');
+        return 'released';
+      }
+      log.warn('another attempt took the crawl over; this one stops');
+      return 'done';
+    }
+    log.error({ err: error }, 'crawl failed unexpectedly');
+    return end('failed', 'internal_error', 'The crawl failed unexpectedly.');
+  }
+}
+
+class Crawl {
+  private readonly collector: EntryCollector;
+  private readonly tally: Tally = {
+    stored: 0,
+    notFound: 0,
+    errors: 0,
+    oversized: 0,
+    skippedTypes: 0,
+    robotsSkipped: 0,
+    pageCapped: false,
+    depthCapped: false,
+    timeCapped: false,
+    firstError: null,
+  };
+  private readonly seenUrls = new Set<string>();
+  private readonly storedPaths = new Set<string>();
+  private pending: StoredEntry[] = [];
+  private lastFlush = 0;
+  private readonly deadline: number;
+  private scheme: 'http' | 'https' = 'https';
+  private robots: Robots | null = null;
+  private delayMs = 0;
+
+  constructor(
+    private readonly target: SiteTarget,
+    private readonly row: InventoryRow,
+    private readonly deps: CrawlDeps,
+    private readonly log: Logger,
+    private readonly started: number,
+    private readonly stop: AbortSignal | undefined,
+  ) {
+    this.collector = new EntryCollector(deps.store, 'repository');
+    this.deadline = started + deps.limits.maxDurationMs;
+  }
+
+  private origin(): string {
+    return `${this.scheme}://${this.target.host}`;
+  }
+
+  private fetch(url: URL): Promise<FetchOutcome> {
+    return this.deps.hosts.run(this.target.host, async () => {
+      if (this.stop?.aborted) throw new Stop('shutdown');
+      const outcome = await this.deps.fetcher.fetch(url);
+      if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      return outcome;
+    });
+  }
+
+  /** Same host, inside the scope, in the crawl's scheme (an http link on an https site is upgraded). */
+  private inScope(url: URL): URL | null {
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.host !== this.target.host) return null;
+    const local = new URL(url.href);
+    local.protocol = `${this.scheme}:`;
+    local.hash = '';
+    return pagePath(local, this.target.scope) === null ? null : local;
+  }
+
+  private allowedByRobots(url: URL): boolean {
+    return this.robots?.isAllowed(url.href, CRAWLER_AGENT) ?? true;
+  }
+
+  async run(): Promise<CrawlOutcome> {
+    const robotsUrl = (): URL => new URL('/robots.txt', this.origin());
+    let robots = await this.fetch(robotsUrl());
+    if (!robots.ok && robots.reason === 'network' && this.speaksNoTls(robots.code)) {
+      this.scheme = 'http';
+      robots = await this.fetch(robotsUrl());
+    }
+    if (!robots.ok) return this.fail('unreachable', describeFailure(robots));
+    const { resource } = robots;
+    if (resource.status >= 500) return this.fail('robots_unavailable', `robots.txt answered HTTP ${resource.status}; the site is not crawled until it answers.`);
+    if (resource.status >= 200 && resource.status < 300) {
+      this.robots = robotsParser(resource.url.href, resource.body.toString('utf8'));
+      const delay = this.robots.getCrawlDelay(CRAWLER_AGENT);
+      if (typeof delay === 'number' && delay > 0) this.delayMs = Math.min(delay, 10) * 1000;
+    }
+    const landing = new URL(this.target.scope === '' ? '/' : `/${this.target.scope}`, this.origin());
+    const queue: Frontier[] = [{ url: landing, depth: 0 }];
+    this.seenUrls.add(landing.href);
+    for (const url of await this.sitemapPages()) {
+      if (this.seenUrls.has(url.href)) continue;
+      this.seenUrls.add(url.href);
+      queue.push({ url, depth: 1 });
+    }
+    await this.walk(queue);
+    return this.finish();
+  }
+
+  private speaksNoTls(code: string | undefined): boolean {
+    if (code === undefined) return false;
+    // A closed 443 means no TLS there, unless the target named its port (then it is just down).
+    return NO_TLS_CODES.has(code) || (code === 'ECONNREFUSED' && !/:\d+$/.test(this.target.host));
+  }
+
+  private async sitemapPages(): Promise<URL[]> {
+    const declared = this.robots?.getSitemaps() ?? [];
+    const toRead: string[] = declared.length > 0 ? [...declared] : [new URL('/sitemap.xml', this.origin()).href];
+    const read = new Set<string>();
+    const pages: URL[] = [];
+    while (toRead.length > 0 && read.size < 20 && Date.now() < this.deadline) {
+      const next = toRead.shift();
+      if (next === undefined || read.has(next)) continue;
+      read.add(next);
+      let url: URL;
+      try {
+        url = new URL(next);
+      } catch {
+        continue;
+      }
+      // A sitemap elsewhere may list this site's pages, but it is fetched under the same rules.
+      const outcome = await this.fetch(url);
+      if (!outcome.ok || outcome.resource.status !== 200 || outcome.resource.tooLarge) continue;
+      const found = parseSitemap(outcome.resource.body.toString('utf8'));
+      toRead.push(...found.sitemaps);
+      for (const loc of found.pages) {
+        try {
+          const page = this.inScope(new URL(loc));
+          if (page) pages.push(page);
+        } catch {
+          // Not a URL.
+        }
+      }
+    }
+    return pages;
+  }
+
+  private async walk(queue: Frontier[]): Promise<void> {
+    const { limits } = this.deps;
+    const inFlight = new Set<Promise<void>>();
+    const concurrency = this.delayMs > 0 ? 1 : limits.hostConcurrency;
+    // Set by a visit that must end the crawl (fenced out, shutting down).
+    const halt: { error: Error | null } = { error: null };
+    while (halt.error === null) {
+      // Never more fetches in flight than pages the cap still admits.
+      while (queue.length > 0 && inFlight.size < concurrency && this.tally.stored + inFlight.size < limits.maxPages) {
+        if (Date.now() >= this.deadline) {
+          this.tally.timeCapped = true;
+          queue.length = 0;
+          break;
+        }
+        const item = queue.shift();
+        if (item === undefined) break;
+        const work: Promise<void> = this.visit(item, queue)
+          .catch((error: unknown) => {
+            halt.error ??= error instanceof Error ? error : new Error(String(error));
+          })
+          .finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      }
+      if (inFlight.size === 0) break;
+      await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    if (halt.error !== null) throw halt.error;
+    if (queue.length > 0 && this.tally.stored >= limits.maxPages) this.tally.pageCapped = true;
+    await this.flush(true);
+  }
+
+  private async visit(item: Frontier, queue: Frontier[]): Promise<void> {
+    if (!this.allowedByRobots(item.url)) {
+      this.tally.robotsSkipped++;
+      return;
+    }
+    const outcome = await this.fetch(item.url);
+    if (!outcome.ok) {
+      this.error(describeFailure(outcome));
+      return;
+    }
+    const { resource } = outcome;
+    if (resource.status === 404 || resource.status === 410) {
+      this.tally.notFound++;
+      return;
+    }
+    if (resource.status < 200 || resource.status >= 300) {
+      this.error(`${item.url.href} answered HTTP ${resource.status}`);
+      return;
+    }
+    // Redirected pages are kept under where they landed, if that is still inside the scope.
+    const final = this.inScope(resource.url);
+    const path = final === null ? null : pagePath(final, this.target.scope);
+    if (final === null || path === null || this.storedPaths.has(path) || !this.allowedByRobots(final)) return;
+    this.seenUrls.add(final.href);
+    if (resource.tooLarge) {
+      this.tally.oversized++;
+      return;
+    }
+    if (pageKind(resource.contentType) === null) {
+      this.tally.skippedTypes++;
+      return;
+    }
+    if (this.tally.stored >= this.deps.limits.maxPages) {
+      this.tally.pageCapped = true;
+      return;
+    }
+    const page = parsePage(resource.body, resource.contentType, resource.url);
+    if (!page.noindex) {
+      this.storedPaths.add(path);
+      this.tally.stored++;
+      const bytes = Buffer.from(page.markdown, 'utf8');
+      this.pending.push(await this.collector.page(path, page.title, bytes));
+      await this.flush(this.tally.stored === 1);
+    }
+    if (page.nofollow) return;
+    for (const link of page.links) {
+      const local = this.inScope(link);
+      if (local === null || this.seenUrls.has(local.href)) continue;
+      if (item.depth + 1 > this.deps.limits.maxDepth) {
+        this.tally.depthCapped = true;
+        continue;
+      }
+      this.seenUrls.add(local.href);
+      queue.push({ url: local, depth: item.depth + 1 });
+    }
+  }
+
+  private error(message: string): void {
+    this.tally.errors++;
+    this.tally.firstError ??= message;
+  }
+
+  /** Stores pending pages (the first at once, then in batches), so listings see them while the crawl goes on. */
+  private async flush(force: boolean): Promise<void> {
+    if (this.pending.length === 0) return;
+    if (!force && this.pending.length < 25 && Date.now() - this.lastFlush < 1_000) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.lastFlush = Date.now();
+    await this.collector.flush();
+    if (!(await this.deps.store.upsertEntries(this.row.id, this.row.attempt, batch))) throw new Stop('fenced');
+    await this.deps.notify(this.row.id);
+  }
+
+  private async fail(failure: string, reason: string): Promise<CrawlOutcome> {
+    const facts: InventoryFacts = {
+      ...this.row.facts,
+      scheme: this.scheme,
+      crawlStatus: 'failed',
+      coverage: (this.row.fileCount ?? 0) > 0 ? 'partial' : 'none',
+      coverageReason: reason,
+    };
+    if (await this.deps.store.finishWithout(this.row.id, this.row.attempt, 'failed', failure, facts)) await this.deps.notify(this.row.id);
+    this.log.info({ failure, reason }, 'crawl failed');
+    return 'done';
+  }
+
+  private coverage(): Pick<InventoryFacts, 'coverage' | 'coverageReason'> {
+    const t = this.tally;
+    const { limits } = this.deps;
+    if (t.stored === 0) {
+      const why =
+        t.robotsSkipped > 0
+          ? 'robots.txt disallows the pages of this scope'
+          : t.firstError !== null
+            ? t.firstError
+            : t.notFound > 0
+              ? 'the landing page was not found (HTTP 404) and no sitemap lists pages in this scope'
+              : 'no HTML or text page was found in this scope';
+      return { coverage: 'none', coverageReason: `No page stored: ${why}.` };
+    }
+    const caps: string[] = [];
+    if (t.pageCapped) caps.push(`the page cap of ${limits.maxPages} was reached`);
+    if (t.depthCapped) caps.push(`links deeper than ${limits.maxDepth} were not followed`);
+    if (t.timeCapped) caps.push(`the crawl time cap of ${Math.round(limits.maxDurationMs / 1000)} s was reached`);
+    if (t.oversized > 0) caps.push(`${t.oversized} page(s) over the ${limits.maxPageBytes}-byte page cap were skipped`);
+    const extras: string[] = [];
+    if (t.robotsSkipped > 0) extras.push(`${t.robotsSkipped} URL(s) disallowed by robots.txt`);
+    if (t.errors > 0) extras.push(`${t.errors} URL(s) failed (first: ${t.firstError ?? 'unknown'})`);
+    const summary = `${t.stored} page(s) stored`;
+    if (caps.length > 0) return { coverage: 'capped', coverageReason: `${summary}; ${[...caps, ...extras].join('; ')}.` };
+    if (t.errors > 0) return { coverage: 'partial', coverageReason: `${summary}; ${extras.join('; ')}.` };
+    return {
+      coverage: 'complete',
+      coverageReason: `${summary}; every in-scope link and sitemap entry was followed${extras.length > 0 ? ` (${extras.join('; ')})` : ''}.`,
+    };
+  }
+
+  private async finish(): Promise<CrawlOutcome> {
+    const coverage = this.coverage();
+    // Nothing stored because every fetch failed: a failure (retried later), not an empty site.
+    if (this.tally.stored === 0 && this.tally.errors > 0) return this.fail('unreachable', coverage.coverageReason ?? 'No page could be fetched.');
+    const facts: InventoryFacts = { ...this.row.facts, scheme: this.scheme, crawlStatus: 'complete', ...coverage, pagesSeen: this.tally.stored };
+    // Only a crawl that covered the site may drop pages it no longer found.
+    const keep = coverage.coverage === 'complete' ? [...this.storedPaths] : null;
+    const done = await this.deps.store.finishCrawl(this.row.id, this.row.attempt, facts, Date.now() - this.started, keep);
+    if (!done) throw new Stop('fenced');
+    await this.deps.notify(this.row.id);
+    this.log.info({ pages: this.tally.stored, coverage: coverage.coverage, ms: Date.now() - this.started }, 'crawl finished');
+    return 'done';
+  }
+}

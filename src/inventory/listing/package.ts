@@ -1,0 +1,141 @@
+import semver from 'semver';
+import { ProblemError } from '../../http/problems.js';
+import type { ListAvailableVersionType, ListIdentityType } from '../schemas.js';
+import { RegistryUnavailable, type NpmPackageSource } from '../sources/npm.js';
+import type { InventoryRow } from '../store.js';
+import type { PackageTarget } from '../targets.js';
+import { BriefCache, estimate, notReady, NO_SITE_FIELDS, retryIfDue, settled, sourceStates, type ListerDeps } from './shared.js';
+import type { Lister, ServedInventory, ServedView } from './types.js';
+
+export function packageIdentity(name: string, version: string): string {
+  return `npm:${name}@${version}`;
+}
+
+/**
+ * Package targets: resolve the version through the registry (exact versions already indexed
+ * need no registry call), find or start the preparation of that version's inventory.
+ */
+export class PackageLister implements Lister<PackageTarget> {
+  /** Ready inventories by identity: they never change. */
+  private readonly ready = new Map<string, InventoryRow>();
+  /** Indexed versions per package, briefly: a version prepared meanwhile shows up within seconds. */
+  private readonly versions = new BriefCache<ListAvailableVersionType[]>(5_000);
+
+  constructor(
+    private readonly deps: ListerDeps,
+    private readonly npm: NpmPackageSource,
+  ) {}
+
+  private remember(row: InventoryRow): void {
+    // A version newly seen ready joins the package's indexed versions at once (in this process).
+    if (!this.ready.has(row.identity) && row.packageName !== null) this.versions.delete(row.packageName);
+    if (this.ready.size >= 50_000) this.ready.clear();
+    this.ready.set(row.identity, row);
+  }
+
+  private async inventory(target: PackageTarget): Promise<InventoryRow> {
+    const exact = target.spec !== null && semver.valid(target.spec) === target.spec ? packageIdentity(target.name, target.spec) : null;
+    const known = exact === null ? null : (this.ready.get(exact) ?? (await this.deps.store.byIdentity(exact)));
+    if (known) return known;
+    let lookup;
+    try {
+      lookup = await this.npm.lookup(target.name, target.spec);
+    } catch (error) {
+      if (error instanceof RegistryUnavailable) {
+        throw error.timedOut
+          ? new ProblemError('TIMEOUT', 'The registry did not answer in time; try again.')
+          : new ProblemError('LIST_UNSUPPORTED_API', 'The registry could not be asked about this package; try again later.');
+      }
+      throw error;
+    }
+    if (lookup.kind === 'no_package') throw new ProblemError('LIST_TARGET_NOT_FOUND', `The registry has no package ${target.name}.`);
+    if (lookup.kind === 'no_version') throw new ProblemError('LIST_TARGET_NOT_FOUND', `No version of ${target.name} matches ${target.spec ?? 'latest'}.`);
+    const { version } = lookup;
+    const ensured = await this.deps.store.ensure({
+      kind: 'package',
+      identity: packageIdentity(target.name, version.version),
+      registry: 'npm',
+      packageName: target.name,
+      version: version.version,
+      facts: { tarball: version.tarball, integrity: version.integrity, unpackedSize: version.unpackedSize, fileCount: version.fileCount },
+    });
+    if (ensured.created) await this.deps.enqueue(ensured.row);
+    return ensured.row;
+  }
+
+  async resolve(target: PackageTarget, waitMs: number): Promise<ServedView> {
+    let row = await retryIfDue(this.deps, await this.inventory(target));
+    if (!settled(row) && waitMs > 0) row = (await this.deps.wait(row, waitMs, settled)).row;
+    return this.view(target, row);
+  }
+
+  async view(target: PackageTarget, row: InventoryRow): Promise<ServedView> {
+    const version = row.version ?? '';
+    const canonical = packageIdentity(target.name, version);
+    if (row.state === 'unavailable') {
+      const extras: Record<string, string> = {};
+      if (row.facts.repoUrl) extras['repo_url'] = row.facts.repoUrl;
+      if (row.facts.gitHead) extras['commit_sha'] = row.facts.gitHead;
+      throw new ProblemError(
+        'SOURCE_INVENTORY_SCOPE_UNAVAILABLE',
+        `The tarball of ${canonical} is not available, so its files cannot be listed. A pinned repository target covers a broader scope.`,
+        { extras },
+      );
+    }
+    const ready = row.state === 'ready';
+    if (ready) this.remember(row);
+    const identity: ListIdentityType = {
+      kind: null,
+      registry: 'npm',
+      package_name: target.name,
+      version,
+      repo_url: row.facts.repoUrl ?? null,
+      git_ref: null,
+      commit_sha: row.facts.gitHead ?? null,
+    };
+    const versions = this.versions.get(target.name, async () =>
+      (await this.deps.store.readyVersions('npm', target.name)).map((v) => ({ version: v, ref: v })),
+    );
+    const available = await versions.value;
+    const working = row.state === 'pending' || row.state === 'preparing';
+    const { code, status } = sourceStates(row);
+    return {
+      inventoryKind: 'source',
+      row: ready ? row : null,
+      canonicalTarget: canonical,
+      actionTarget: canonical,
+      served: ready ? identity : null,
+      immutable: ready,
+      generation: '',
+      stamp: String(versions.stamp),
+      fields: {
+        indexed_version: ready ? version : null,
+        resolution: { requested_version: target.spec, requested_ref: null, resolved_ref: ready ? version : null, commit_sha: row.facts.gitHead ?? null },
+        target_resolution: {
+          requested: { kind: 'package', registry: 'npm', package_name: target.name, version: target.spec, repo_url: null, git_ref: null, commit_sha: null },
+          resolved_requested: identity,
+          served: ready ? identity : null,
+          freshness: code,
+          freshness_reason: row.state === 'failed' ? row.failure : null,
+          indexing_ref: working ? row.id : null,
+          available_versions: available,
+          available_refs: [],
+          suggested_refs: [],
+        },
+        code_index_state: code,
+        indexing_status: status,
+        indexing_ref: working ? row.id : null,
+        available_versions: available,
+        indexing_estimate: working ? await estimate(this.deps.store, 'package', row) : null,
+        ...NO_SITE_FIELDS,
+      },
+    };
+  }
+
+  async readable(target: PackageTarget): Promise<ServedInventory> {
+    const row = await retryIfDue(this.deps, await this.inventory(target));
+    const view = await this.view(target, row);
+    if (view.row === null || view.served === null) throw notReady(view.canonicalTarget ?? target.text, row);
+    return { ...view, row: view.row, served: view.served };
+  }
+}

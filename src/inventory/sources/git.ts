@@ -1,0 +1,397 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GitHostKind } from '../../config.js';
+
+/**
+ * Git repositories as inventory sources, through the git CLI: `ls-remote` to resolve refs, a
+ * fetch of exactly one commit into a bare cache (depth 1, large blobs filtered: a partial clone,
+ * no checkout), `ls-tree -r -z` to list it and `cat-file --batch` to read its blobs.
+ */
+
+export interface RemoteRefs {
+  /** Branch HEAD points at (the default branch), when the remote says. */
+  readonly head: string | null;
+  readonly branches: ReadonlyMap<string, string>;
+  /** Tags, peeled to the commit an annotated tag names. */
+  readonly tags: ReadonlyMap<string, string>;
+}
+
+export type RefResolution =
+  | { readonly kind: 'found'; readonly commit: string; readonly refName: string; readonly refKind: 'branch' | 'tag' | 'commit' }
+  | { readonly kind: 'ambiguous'; readonly detail: string }
+  | { readonly kind: 'not_found' }
+  /** An abbreviated SHA matching no branch or tag tip: only the history can tell. */
+  | { readonly kind: 'abbreviation' };
+
+export interface TreeEntry {
+  readonly mode: string;
+  readonly type: 'blob' | 'tree' | 'commit';
+  readonly sha: string;
+  /** Blob size; null for submodules and for blobs left out by the partial clone. */
+  readonly size: number | null;
+  /** A blob over the size limit that the partial clone did not fetch. */
+  readonly missing?: boolean;
+  /** Raw path bytes (git paths need not be UTF-8). */
+  readonly path: Buffer;
+}
+
+export class GitError extends Error {
+  constructor(
+    message: string,
+    readonly stderr: string,
+    readonly exitCode: number | null,
+  ) {
+    super(message);
+    this.name = 'GitError';
+  }
+}
+
+const FULL_SHA = /^[0-9a-f]{40}$/i;
+const SHORT_SHA = /^[0-9a-f]{4,39}$/i;
+
+/** Runs git without prompts or credential helpers; stdout as bytes. */
+export function git(args: readonly string[], options: { cwd?: string; timeoutMs: number; input?: string }): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...args], {
+      cwd: options.cwd,
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', GCM_INTERACTIVE: 'never', LC_ALL: 'C' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new GitError(signal === 'SIGKILL' ? `git ${args[0] ?? ''} timed out` : `git ${args[0] ?? ''} failed`, err, code));
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export function parseLsRemote(text: string): RemoteRefs {
+  let head: string | null = null;
+  const branches = new Map<string, string>();
+  const tags = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const symref = /^ref: refs\/heads\/(.+)\tHEAD$/.exec(line);
+    if (symref?.[1]) {
+      head = symref[1];
+      continue;
+    }
+    const [sha, ref] = line.split('\t');
+    if (!sha || !ref || !FULL_SHA.test(sha)) continue;
+    if (ref.startsWith('refs/heads/')) branches.set(ref.slice(11), sha);
+    else if (ref.startsWith('refs/tags/')) {
+      const name = ref.slice(10);
+      // `v1^{}` is the commit an annotated tag points at; it wins over the tag object.
+      if (name.endsWith('^{}')) tags.set(name.slice(0, -3), sha);
+      else if (!tags.has(name)) tags.set(name, sha);
+    }
+  }
+  return { head, branches, tags };
+}
+
+/** Which commit a ref names: branch, tag (both must agree), full or abbreviated SHA. */
+export function resolveRef(refs: RemoteRefs, ref: string | null): RefResolution {
+  if (ref === null) {
+    const head = refs.head ?? (refs.branches.has('main') ? 'main' : refs.branches.has('master') ? 'master' : null);
+    const commit = head === null ? undefined : refs.branches.get(head);
+    return head !== null && commit ? { kind: 'found', commit, refName: head, refKind: 'branch' } : { kind: 'not_found' };
+  }
+  const branch = refs.branches.get(ref);
+  const tag = refs.tags.get(ref);
+  if (branch && tag && branch !== tag) {
+    return { kind: 'ambiguous', detail: `"${ref}" is both a branch (${branch.slice(0, 12)}) and a tag (${tag.slice(0, 12)}); ask for a commit` };
+  }
+  if (branch) return { kind: 'found', commit: branch, refName: ref, refKind: 'branch' };
+  if (tag) return { kind: 'found', commit: tag, refName: ref, refKind: 'tag' };
+  if (FULL_SHA.test(ref)) return { kind: 'found', commit: ref.toLowerCase(), refName: ref.toLowerCase(), refKind: 'commit' };
+  if (SHORT_SHA.test(ref)) {
+    const prefix = ref.toLowerCase();
+    const tips = new Set([...refs.branches.values(), ...refs.tags.values()].filter((sha) => sha.startsWith(prefix)));
+    if (tips.size > 1) return { kind: 'ambiguous', detail: `"${ref}" abbreviates ${tips.size} different commits` };
+    const [only] = tips;
+    if (only) return { kind: 'found', commit: only, refName: only, refKind: 'commit' };
+    return { kind: 'abbreviation' };
+  }
+  return { kind: 'not_found' };
+}
+
+export interface GitSourceOptions {
+  readonly hosts: Readonly<Record<GitHostKind, string>>;
+  /** Where the bare repository caches live. */
+  readonly cacheDir: string;
+  readonly maxCachedRepos?: number;
+  readonly timeoutMs?: number;
+  readonly refsTtlMs?: number;
+}
+
+export class GitSource {
+  private readonly refCache = new Map<string, { at: number; value: Promise<RemoteRefs | null> }>();
+  /** Work queued on each cache directory (one at a time per process). */
+  private readonly busy = new Map<string, Promise<void>>();
+  private readonly hosts: Readonly<Record<GitHostKind, string>>;
+  private readonly cacheDir: string;
+  private readonly maxCachedRepos: number;
+  private readonly timeoutMs: number;
+  private readonly refsTtlMs: number;
+
+  constructor(options: GitSourceOptions) {
+    this.hosts = options.hosts;
+    this.cacheDir = options.cacheDir;
+    this.maxCachedRepos = options.maxCachedRepos ?? 32;
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.refsTtlMs = options.refsTtlMs ?? 30_000;
+  }
+
+  repoUrl(host: GitHostKind, owner: string, repo: string): string {
+    return `${this.hosts[host]}/${owner}/${repo}.git`;
+  }
+
+  /** The remote's refs (cached briefly); null when the repository does not exist or cannot be read. */
+  refs(url: string): Promise<RemoteRefs | null> {
+    const cached = this.refCache.get(url);
+    if (cached && Date.now() - cached.at < this.refsTtlMs) return cached.value;
+    const value = git(['ls-remote', '--symref', '--', url], { timeoutMs: Math.min(this.timeoutMs, 30_000) }).then(
+      (out) => parseLsRemote(out.toString('utf8')),
+      (error: unknown) => {
+        if (error instanceof GitError && error.exitCode !== null) return null;
+        throw error;
+      },
+    );
+    this.refCache.set(url, { at: Date.now(), value });
+    value.catch(() => this.refCache.delete(url));
+    if (this.refCache.size > 1000) this.refCache.clear();
+    return value;
+  }
+
+  /** Resolves an abbreviated SHA against the remote's history (commits only, no trees or blobs). */
+  async resolveAbbreviation(url: string, prefix: string): Promise<RefResolution> {
+    const dir = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
+    try {
+      await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
+      await git(['-C', dir, 'fetch', '--quiet', '--no-tags', '--filter=tree:0', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {
+        timeoutMs: this.timeoutMs,
+      });
+      const out = await git(['-C', dir, 'rev-list', '--all'], { timeoutMs: this.timeoutMs });
+      const matches = out
+        .toString('utf8')
+        .split('\n')
+        .filter((sha) => sha.startsWith(prefix.toLowerCase()));
+      if (matches.length > 1) return { kind: 'ambiguous', detail: `"${prefix}" abbreviates ${matches.length} commits` };
+      const [only] = matches;
+      return only ? { kind: 'found', commit: only, refName: only, refKind: 'commit' } : { kind: 'not_found' };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Fetches exactly `commit` into the repository's bare cache (depth 1, blobs over
+   * `maxBlobBytes` filtered out: a partial clone, no checkout) and hands the cache to `work`.
+   * Work on one cache is serialised in this process; should the cache be unusable (another
+   * process holds its locks, or it is damaged) a fresh temporary repository is used instead.
+   */
+  async withCommit<T>(url: string, commit: string, maxBlobBytes: number, work: (repo: string) => Promise<T>): Promise<T> {
+    const dir = join(this.cacheDir, `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.git`);
+    const previous = this.busy.get(dir) ?? Promise.resolve();
+    let release = (): void => undefined;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const chained = previous.then(() => mine);
+    this.busy.set(dir, chained);
+    await previous;
+    try {
+      let repo = dir;
+      try {
+        await this.fetchInto(dir, url, commit, maxBlobBytes);
+      } catch (error) {
+        if (error instanceof GitError && error.exitCode === null) throw error;
+        repo = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
+        try {
+          await this.fetchInto(repo, url, commit, maxBlobBytes);
+          return await work(repo);
+        } finally {
+          await rm(repo, { recursive: true, force: true });
+        }
+      }
+      return await work(repo);
+    } finally {
+      release();
+      if (this.busy.get(dir) === chained) this.busy.delete(dir);
+      await this.prune(dir);
+    }
+  }
+
+  private async fetchInto(dir: string, url: string, commit: string, maxBlobBytes: number): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
+    await git(['-C', dir, 'fetch', '--quiet', '--depth=1', '--no-tags', `--filter=blob:limit=${maxBlobBytes}`, '--', url, commit], {
+      timeoutMs: this.timeoutMs,
+    });
+    await utimes(dir, new Date(), new Date());
+  }
+
+  /** Keeps the most recently used caches only. */
+  private async prune(keep: string): Promise<void> {
+    let names: string[];
+    try {
+      names = (await readdir(this.cacheDir)).filter((n) => n.endsWith('.git'));
+    } catch {
+      return;
+    }
+    if (names.length <= this.maxCachedRepos) return;
+    const dated = await Promise.all(
+      names.map(async (name) => {
+        const path = join(this.cacheDir, name);
+        return { path, at: (await stat(path).catch(() => null))?.mtimeMs ?? 0 };
+      }),
+    );
+    dated.sort((a, b) => a.at - b.at);
+    for (const { path } of dated.slice(0, dated.length - this.maxCachedRepos)) {
+      if (path !== keep && !this.busy.has(path)) await rm(path, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * `git ls-tree -r -z`: every blob, symlink and submodule of a commit. Sizes come from the
+ * objects present (`cat-file --batch-check`); blobs the partial clone left out (over the size
+ * limit) are reported missing, with no size, and are never fetched.
+ */
+export async function listTree(repo: string, commit: string, timeoutMs: number): Promise<TreeEntry[]> {
+  const out = await git(['-C', repo, 'ls-tree', '-r', '-z', '--full-tree', commit], { timeoutMs });
+  const missing = new Set(
+    (await git(['-C', repo, 'rev-list', '--objects', '--missing=print', '--no-object-names', commit], { timeoutMs }))
+      .toString('latin1')
+      .split('\n')
+      .filter((line) => line.startsWith('?'))
+      .map((line) => line.slice(1)),
+  );
+  const raw: Omit<TreeEntry, 'size'>[] = [];
+  let start = 0;
+  for (let end = out.indexOf(0, start); end !== -1; end = out.indexOf(0, start)) {
+    const record = out.subarray(start, end);
+    start = end + 1;
+    const tab = record.indexOf(9);
+    if (tab === -1) continue;
+    const [mode, type, sha] = record.subarray(0, tab).toString('latin1').trim().split(/\s+/);
+    if (!mode || !sha || (type !== 'blob' && type !== 'tree' && type !== 'commit')) continue;
+    raw.push({ mode, type, sha, path: Buffer.from(record.subarray(tab + 1)) });
+  }
+  const present = [...new Set(raw.filter((e) => e.type === 'blob' && !missing.has(e.sha)).map((e) => e.sha))];
+  const sizes = new Map<string, number>();
+  if (present.length > 0) {
+    const checked = await git(['-C', repo, 'cat-file', '--batch-check=%(objectname) %(objectsize)'], { timeoutMs, input: `${present.join('\n')}\n` });
+    for (const line of checked.toString('latin1').split('\n')) {
+      const [sha, size] = line.split(' ');
+      if (sha && size && /^\d+$/.test(size)) sizes.set(sha, Number(size));
+    }
+  }
+  return raw.map((e) => ({ ...e, size: sizes.get(e.sha) ?? null, missing: e.type === 'blob' && missing.has(e.sha) }));
+}
+
+/**
+ * A `git cat-file --batch` process reading blobs one after another (reads are serialised). Output
+ * chunks are queued and copied once into each blob's buffer; the caller asks only for blobs
+ * that are present and within its size limit.
+ */
+export class BlobReader {
+  private readonly child;
+  private readonly chunks: Buffer[] = [];
+  private buffered = 0;
+  private wake: (() => void) | null = null;
+  private failure: Error | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(repo: string) {
+    this.child = spawn('git', ['-C', repo, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, LC_ALL: 'C' } });
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.chunks.push(chunk);
+      this.buffered += chunk.length;
+      this.wake?.();
+    });
+    const end = (): void => {
+      this.failure ??= new Error('git cat-file ended');
+      this.wake?.();
+    };
+    this.child.on('close', end);
+    this.child.on('error', end);
+    this.child.stdin.on('error', end);
+  }
+
+  private async fill(bytes: number): Promise<void> {
+    while (this.buffered < bytes) {
+      if (this.failure) throw this.failure;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = null;
+    }
+  }
+
+  /** Removes and returns the next `bytes` bytes (they must be buffered). */
+  private take(bytes: number): Buffer {
+    const out = Buffer.allocUnsafe(bytes);
+    let filled = 0;
+    while (filled < bytes) {
+      const head = this.chunks[0];
+      if (!head) throw new Error('git cat-file: short read');
+      const n = Math.min(head.length, bytes - filled);
+      head.copy(out, filled, 0, n);
+      filled += n;
+      if (n === head.length) this.chunks.shift();
+      else this.chunks[0] = head.subarray(n);
+    }
+    this.buffered -= bytes;
+    return out;
+  }
+
+  /** Bytes up to the next newline (not included), the newline consumed. */
+  private async line(): Promise<string> {
+    for (let scanned = 0; ; ) {
+      let offset = 0;
+      for (const chunk of this.chunks) {
+        if (offset + chunk.length > scanned) {
+          const at = chunk.indexOf(10, Math.max(0, scanned - offset));
+          if (at !== -1) {
+            const text = this.take(offset + at).toString('latin1');
+            this.take(1);
+            return text;
+          }
+        }
+        offset += chunk.length;
+      }
+      scanned = this.buffered;
+      await this.fill(this.buffered + 1);
+    }
+  }
+
+  read(sha: string): Promise<Buffer> {
+    const result = this.queue.then(async () => {
+      this.child.stdin.write(`${sha}\n`);
+      const header = await this.line();
+      const match = /^([0-9a-f]{40}) (\w+) (\d+)$/.exec(header);
+      if (!match?.[3]) throw new Error(`git cat-file: ${header}`);
+      const size = Number(match[3]);
+      await this.fill(size + 1);
+      const content = this.take(size);
+      this.take(1);
+      return content;
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  close(): void {
+    this.child.stdin.end();
+    this.child.kill();
+  }
+}

@@ -1,0 +1,146 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, request, type Dispatcher } from 'undici';
+
+/**
+ * Server-side fetching of documentation pages, SSRF-safe: only http(s); every address a host
+ * resolves to must be public unicast (private, loopback, link-local, reserved and the like are
+ * refused after DNS resolution, at connect time, so a rebinding answer cannot slip through);
+ * redirects are followed by hand and each hop is checked again.
+ */
+
+export class BlockedAddress extends Error {
+  constructor(readonly host: string) {
+    super(`${host} resolves to a non-public address`);
+    this.name = 'BlockedAddress';
+  }
+}
+
+export function isPublicAddress(address: string): boolean {
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return parsed.range() === 'unicast';
+}
+
+/** The production address policy: everything when private addresses are allowed (tests), else public unicast. */
+export function addressPolicy(allowPrivate: boolean): (address: string) => boolean {
+  return allowPrivate ? () => true : isPublicAddress;
+}
+
+export interface FetchedResource {
+  readonly url: URL;
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: Buffer;
+  /** The body was larger than the limit (and was not read to the end). */
+  readonly tooLarge: boolean;
+}
+
+export type FetchOutcome =
+  | { readonly ok: true; readonly resource: FetchedResource }
+  | { readonly ok: false; readonly reason: 'blocked' | 'redirect_loop' | 'too_many_redirects' | 'bad_redirect' | 'network' | 'timeout'; readonly url: URL; readonly code?: string };
+
+export interface SiteFetcherOptions {
+  /** Which resolved addresses may be connected to; public unicast only unless private ones are allowed. */
+  readonly allowAddress: (address: string) => boolean;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly maxRedirects: number;
+  readonly userAgent: string;
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+export class SiteFetcher {
+  private readonly dispatcher: Dispatcher;
+
+  constructor(private readonly options: SiteFetcherOptions) {
+    const { allowAddress } = options;
+    const lookup = (hostname: string, opts: { all?: boolean }, callback: LookupCallback): void => {
+      dnsLookup(hostname, { all: true }, (error, addresses) => {
+        if (error) {
+          callback(error, []);
+          return;
+        }
+        const usable = addresses.filter((a) => allowAddress(a.address));
+        const first = usable[0];
+        if (!first) {
+          callback(Object.assign(new BlockedAddress(hostname), { code: 'EBLOCKED' }), []);
+          return;
+        }
+        if (opts.all === true) callback(null, usable);
+        else callback(null, first.address, first.family);
+      });
+    };
+    this.dispatcher = new Agent({ connect: { lookup, timeout: options.timeoutMs }, connections: 8 });
+  }
+
+  private allowed(url: URL): boolean {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    // Literal addresses never reach the resolver: check them here.
+    return isIP(host) === 0 || this.options.allowAddress(host);
+  }
+
+  async fetch(start: URL, accept = 'text/html,application/xhtml+xml,text/plain,application/xml;q=0.9,*/*;q=0.5'): Promise<FetchOutcome> {
+    const seen = new Set<string>();
+    let url = start;
+    for (let hop = 0; hop <= this.options.maxRedirects; hop++) {
+      if (!this.allowed(url)) return { ok: false, reason: 'blocked', url };
+      if (seen.has(url.href)) return { ok: false, reason: 'redirect_loop', url };
+      seen.add(url.href);
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(url, {
+          dispatcher: this.dispatcher,
+          method: 'GET',
+          headers: { 'user-agent': this.options.userAgent, accept },
+          headersTimeout: this.options.timeoutMs,
+          bodyTimeout: this.options.timeoutMs,
+        });
+      } catch (error) {
+        const code = (error as { code?: unknown; cause?: { code?: unknown } }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
+        if (code === 'EBLOCKED' || error instanceof BlockedAddress) return { ok: false, reason: 'blocked', url };
+        const text = typeof code === 'string' ? code : 'ERROR';
+        return { ok: false, reason: /TIMEOUT/.test(text) ? 'timeout' : 'network', url, code: text };
+      }
+      const location = response.headers['location'];
+      if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
+        await response.body.dump();
+        try {
+          url = new URL(location, url);
+        } catch {
+          return { ok: false, reason: 'bad_redirect', url };
+        }
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let tooLarge = false;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > this.options.maxBytes) {
+          tooLarge = true;
+          response.body.destroy();
+          break;
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const type = response.headers['content-type'];
+      return {
+        ok: true,
+        resource: { url, status: response.statusCode, contentType: typeof type === 'string' ? type : '', body: Buffer.concat(chunks), tooLarge },
+      };
+    }
+    return { ok: false, reason: 'too_many_redirects', url };
+  }
+
+  private closing: Promise<void> | null = null;
+
+  /** Closes the connection pool (once, however often it is called). */
+  close(): Promise<void> {
+    this.closing ??= this.dispatcher.close();
+    return this.closing;
+  }
+}
