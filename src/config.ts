@@ -56,6 +56,8 @@ export interface Config {
   /** Bare repository caches of the workers (one per repository, most recently used kept). */
   readonly gitCacheDir: string;
   readonly gitTimeoutMs: number;
+  /** How long the API reuses a repository's `ls-remote` answer. */
+  readonly gitRefsTtlMs: number;
   readonly siteAllowPrivateAddresses: boolean;
   /** Stored pages older than this are re-crawled in the background on the next request. */
   readonly siteRefreshMs: number;
@@ -275,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     gitHosts: r.gitHosts('GIT_HOSTS'),
     gitCacheDir: r.string('GIT_CACHE_DIR', join(tmpdir(), 'pkgscope-git')),
     gitTimeoutMs: r.integer('GIT_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    gitRefsTtlMs: r.integer('GIT_REFS_TTL_MS', 30_000, 0, 3_600_000),
     siteAllowPrivateAddresses: r.boolean('SITE_ALLOW_PRIVATE_ADDRESSES', false),
     siteRefreshMs: r.integer('SITE_REFRESH_MS', 86_400_000, 0, 31_536_000_000),
     crawl: {

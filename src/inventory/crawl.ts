@@ -111,6 +111,8 @@ function describeFailure(outcome: Extract<FetchOutcome, { ok: false }>): string 
       return `${outcome.url.href} redirects too many times`;
     case 'bad_redirect':
       return `${outcome.url.href} redirects to an invalid location`;
+    case 'not_followed':
+      return `a redirect to ${outcome.url.href} was not followed`;
     case 'timeout':
       return `${outcome.url.host} did not answer in time`;
     default:
@@ -210,10 +212,11 @@ class Crawl {
     return `${this.scheme}://${this.target.host}`;
   }
 
-  private fetch(url: URL): Promise<FetchOutcome> {
+  /** Fetches politely; pages (`inScopeOnly`) follow redirects only inside the scope. */
+  private fetch(url: URL, inScopeOnly = false): Promise<FetchOutcome> {
     return this.deps.hosts.run(this.target.host, async () => {
       if (this.stop?.aborted) throw new Stop('shutdown');
-      const outcome = await this.deps.fetcher.fetch(url);
+      const outcome = await this.deps.fetcher.fetch(url, inScopeOnly ? (hop) => this.inScope(hop) !== null : undefined);
       if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
       return outcome;
     });
@@ -334,9 +337,10 @@ class Crawl {
       this.tally.robotsSkipped++;
       return;
     }
-    const outcome = await this.fetch(item.url);
+    const outcome = await this.fetch(item.url, true);
     if (!outcome.ok) {
-      this.error(describeFailure(outcome));
+      // A redirect out of the scope is not followed, like an out-of-scope link.
+      if (outcome.reason !== 'not_followed') this.error(describeFailure(outcome));
       return;
     }
     const { resource } = outcome;

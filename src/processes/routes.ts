@@ -97,7 +97,7 @@ export async function createApiServices(
     cursors: new CursorCodec(await cursorSecret(database.db, config.cursorSecret)),
     listers: {
       package: new PackageLister(listerDeps, new NpmPackageSource(options)),
-      repository: new RepositoryLister(listerDeps, new GitSource({ hosts: config.gitHosts, cacheDir: config.gitCacheDir, timeoutMs: config.gitTimeoutMs })),
+      repository: new RepositoryLister(listerDeps, new GitSource({ hosts: config.gitHosts, cacheDir: config.gitCacheDir, timeoutMs: config.gitTimeoutMs, refsTtlMs: config.gitRefsTtlMs })),
       site: new SiteLister(listerDeps, config.siteRefreshMs),
     },
   });

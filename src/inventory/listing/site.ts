@@ -60,9 +60,10 @@ export class SiteLister implements Lister<SiteTarget> {
     let row = found.row;
     const awaited: { mode: string | null; outcome: WaitOutcome }[] = [];
     if (!firstPagesOrSettled(row) && waitMs > 0) {
+      const mode = crawlMode(row);
       const waited = await this.deps.wait(row, waitMs, firstPagesOrSettled);
       row = waited.row;
-      awaited.push({ mode: crawlMode(row), outcome: !waited.completed ? 'timeout' : row.state === 'failed' && !hasPages(row) ? 'discarded' : 'completed' });
+      awaited.push({ mode, outcome: !waited.completed ? 'timeout' : row.state === 'failed' && !hasPages(row) ? 'discarded' : 'completed' });
     }
     return this.describe(target, row, found.enqueued, awaited);
   }

@@ -74,6 +74,8 @@ export function git(args: readonly string[], options: { cwd?: string; timeoutMs:
       if (code === 0) resolve(Buffer.concat(out));
       else reject(new GitError(signal === 'SIGKILL' ? `git ${args[0] ?? ''} timed out` : `git ${args[0] ?? ''} failed`, err, code));
     });
+    // A command that exits without reading its input closes the pipe: its exit status tells.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }

@@ -39,7 +39,12 @@ export interface FetchedResource {
 
 export type FetchOutcome =
   | { readonly ok: true; readonly resource: FetchedResource }
-  | { readonly ok: false; readonly reason: 'blocked' | 'redirect_loop' | 'too_many_redirects' | 'bad_redirect' | 'network' | 'timeout'; readonly url: URL; readonly code?: string };
+  | {
+      readonly ok: false;
+      readonly reason: 'blocked' | 'redirect_loop' | 'too_many_redirects' | 'bad_redirect' | 'not_followed' | 'network' | 'timeout';
+      readonly url: URL;
+      readonly code?: string;
+    };
 
 export interface SiteFetcherOptions {
   /** Which resolved addresses may be connected to; public unicast only unless private ones are allowed. */
@@ -83,7 +88,12 @@ export class SiteFetcher {
     return isIP(host) === 0 || this.options.allowAddress(host);
   }
 
-  async fetch(start: URL, accept = 'text/html,application/xhtml+xml,text/plain,application/xml;q=0.9,*/*;q=0.5'): Promise<FetchOutcome> {
+  /**
+   * GETs `start`, following redirects by hand (each hop checked again; `follow` may refuse a
+   * hop, e.g. one leaving the crawl's scope) and reading at most `maxBytes` of the body.
+   */
+  async fetch(start: URL, follow: (url: URL) => boolean = () => true): Promise<FetchOutcome> {
+    const accept = 'text/html,application/xhtml+xml,text/plain,text/markdown,application/xml;q=0.9,*/*;q=0.5';
     const seen = new Set<string>();
     let url = start;
     for (let hop = 0; hop <= this.options.maxRedirects; hop++) {
@@ -113,6 +123,7 @@ export class SiteFetcher {
         } catch {
           return { ok: false, reason: 'bad_redirect', url };
         }
+        if (!follow(url)) return { ok: false, reason: 'not_followed', url };
         continue;
       }
       const chunks: Buffer[] = [];

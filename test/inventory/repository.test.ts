@@ -1,0 +1,303 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inventories } from '../../src/db/schema/index.js';
+import type { ListResponseType, ReadResponseType } from '../../src/inventory/schemas.js';
+import { GitHost, type FixtureFile } from '../helpers/git-host.js';
+import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
+
+const BINARY = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 131) % 256));
+const LARGE = Buffer.alloc(300 * 1024, 'x');
+let submoduleSha = '';
+
+function filesV1(): Record<string, FixtureFile> {
+  return {
+    'README.md': '# widget\n',
+    'docs/guide.md': '# Guide\nlocal documentation\n',
+    'src/index.ts': 'export const version = 1;\n',
+    'src/weird name+#%?.ts': 'export const weird = true;\n',
+    'src/ünïcode.ts': 'export const u = "ü";\n',
+    'test/index.test.ts': 'test("x", () => {});\n',
+    'assets/logo.bin': BINARY,
+    'assets/large.txt': LARGE,
+    'link-to-readme': { symlink: 'README.md' },
+    'escape-link': { symlink: '../../../etc/passwd' },
+    'vendor/lib': { submodule: submoduleSha },
+  };
+}
+
+/** A non-UTF-8 path (latin-1 é): git stores it, JSON cannot name it. */
+const RAW_PATH = Buffer.from([0x6c, 0x61, 0x74, 0x69, 0x6e, 0xe9, 0x2e, 0x74, 0x78, 0x74]);
+
+let h: JobsHarness;
+let host: GitHost;
+let cacheDir: string;
+let token: string;
+const shas: Record<string, string> = {};
+
+beforeAll(async () => {
+  host = await GitHost.start();
+  cacheDir = await mkdtemp(join(tmpdir(), 'pkgscope-gitcache-'));
+  await host.create('acme', 'sub');
+  submoduleSha = await host.commit('acme', 'sub', 'main', { 'lib.c': 'int x;\n' });
+  await host.create('acme', 'widget');
+  shas['first'] = await host.commit('acme', 'widget', 'main', { 'README.md': '# widget, first\n' });
+  shas['v1'] = await host.commit('acme', 'widget', 'main', filesV1(), [RAW_PATH]);
+  await host.tag('acme', 'widget', 'v1.0.0', shas['v1']);
+  await host.tag('acme', 'widget', 'light', shas['v1'], true);
+  shas['release'] = await host.commit('acme', 'widget', 'release', { ...filesV1(), 'CHANGELOG.md': '# 1.0.1\n' });
+  // `dup` is a branch at v1 and a tag at release: ambiguous.
+  await host.setBranch('acme', 'widget', 'dup', shas['v1']);
+  await host.tag('acme', 'widget', 'dup', shas['release'], true);
+  // `same` is a branch and a tag at one commit: not ambiguous.
+  await host.setBranch('acme', 'widget', 'same', shas['v1']);
+  await host.tag('acme', 'widget', 'same', shas['v1'], true);
+  const [a, b] = await host.collidingCommits('acme', 'widget');
+  await host.setBranch('acme', 'widget', 'collide-a', a);
+  await host.setBranch('acme', 'widget', 'collide-b', b);
+  shas['collideA'] = a;
+  shas['collideB'] = b;
+  await host.create('acme', 'trunk', 'trunk');
+  shas['trunk'] = await host.commit('acme', 'trunk', 'trunk', { 'main.go': 'package main\n' });
+
+  h = await startJobsHarness({
+    GIT_HOSTS: JSON.stringify({ github: host.baseUrl, gitlab: host.baseUrl }),
+    GIT_REFS_TTL_MS: '0',
+    GIT_CACHE_DIR: cacheDir,
+    INVENTORY_MAX_FILE_BYTES: String(256 * 1024),
+  });
+  token = await h.token('repo-lister');
+});
+
+afterAll(async () => {
+  await h.close();
+  await host.close();
+  await rm(cacheDir, { recursive: true, force: true });
+});
+
+function list(body: Record<string, unknown>) {
+  return h.app.inject({ method: 'POST', url: '/v1/list', headers: { authorization: `Bearer ${token}` }, payload: body });
+}
+
+async function listOk(body: Record<string, unknown>): Promise<ListResponseType> {
+  const res = await list(body);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json<ListResponseType>();
+}
+
+function read(target: string, path: string, extra: Record<string, string> = {}) {
+  const query = new URLSearchParams({ target, path, ...extra }).toString();
+  return h.app.inject({ method: 'GET', url: `/v1/read?${query}`, headers: { authorization: `Bearer ${token}` } });
+}
+
+async function withWorkers<T>(work: () => Promise<T>): Promise<T> {
+  const workers = await h.startWorkers();
+  try {
+    return await work();
+  } finally {
+    await workers.close();
+  }
+}
+
+describe('ref resolution', () => {
+  it('resolves the default branch, branches, tags (annotated and light) and full or abbreviated SHAs to one snapshot per commit', async () => {
+    const pending = await listOk({ target: 'github:acme/widget@v1.0.0' });
+    expect(pending).toMatchObject({
+      inventory_kind: 'source',
+      canonical_target: `github:acme/widget@${shas['v1']}`,
+      code_index_state: 'pending',
+      entries: [],
+      resolution: { requested_ref: 'v1.0.0', resolved_ref: null },
+    });
+    await withWorkers(async () => {
+      const ready = await listOk({ target: 'github:acme/widget@v1.0.0', wait_timeout_ms: 30_000 });
+      expect(ready).toMatchObject({
+        code_index_state: 'current',
+        indexed_version: 'v1.0.0',
+        canonical_target: `github:acme/widget@${shas['v1']}`,
+        resolution: { requested_version: null, requested_ref: 'v1.0.0', resolved_ref: 'v1.0.0', commit_sha: shas['v1'] },
+      });
+      expect(ready.target_resolution?.served).toMatchObject({ repo_url: `${host.baseUrl}/acme/widget.git`, git_ref: 'v1.0.0', commit_sha: shas['v1'] });
+      expect(ready.entries[0]?.read?.target ?? ready.entries[0]?.browse?.target).toBe(`github:acme/widget@${shas['v1']}`);
+
+      // Every other name of the same commit is served at once from the same inventory.
+      for (const ref of ['light', 'same', shas['v1']!, shas['v1']!.slice(0, 7), shas['v1']!.toUpperCase().slice(0, 12)]) {
+        const page = await listOk({ target: `github:acme/widget@${ref}` });
+        expect(page.code_index_state, ref).toBe('current');
+        expect(page.canonical_target, ref).toBe(`github:acme/widget@${shas['v1']}`);
+      }
+      const rows = await h.database.db.select().from(inventories).where(eq(inventories.identity, `github:acme/widget@${shas['v1']}`));
+      expect(rows).toHaveLength(1);
+
+      // No ref: the default branch (HEAD), whatever its name.
+      const trunk = await listOk({ target: 'github:acme/trunk', wait_timeout_ms: 30_000 });
+      expect(trunk).toMatchObject({ indexed_version: 'trunk', resolution: { requested_ref: null, resolved_ref: 'trunk', commit_sha: shas['trunk'] } });
+      expect(trunk.entries.map((e) => e.path)).toEqual(['main.go']);
+
+      // An abbreviation of a commit no branch or tag points at is looked up in the history.
+      const old = await listOk({ target: `github:acme/widget@${shas['first']!.slice(0, 8)}`, wait_timeout_ms: 30_000 });
+      expect(old).toMatchObject({ canonical_target: `github:acme/widget@${shas['first']}`, code_index_state: 'current' });
+      expect(old.entries.map((e) => e.path)).toEqual(['README.md']);
+    });
+  });
+
+  it('lists indexed refs as available and the others as suggestions', async () => {
+    const page = await listOk({ target: 'github:acme/widget@v1.0.0' });
+    const available = page.target_resolution?.available_refs.map((r) => r.ref) ?? [];
+    expect(available).toEqual(expect.arrayContaining(['v1.0.0', 'light', 'same']));
+    expect(page.available_versions?.map((r) => r.ref)).toEqual(available);
+    const suggested = page.target_resolution?.suggested_refs.map((r) => r.ref) ?? [];
+    expect(suggested).toEqual(expect.arrayContaining(['release', 'dup']));
+    expect(suggested).not.toContain('v1.0.0');
+  });
+
+  it('answers 422 AMBIGUOUS_REF for a branch/tag clash and for an abbreviation naming two commits', async () => {
+    const clash = await list({ target: 'github:acme/widget@dup' });
+    expect(clash.statusCode).toBe(422);
+    expect(clash.json()).toMatchObject({ code: 'AMBIGUOUS_REF' });
+    expect(clash.json<{ detail: string }>().detail).toMatch(/both a branch .* and a tag/);
+    const prefix = shas['collideA']!.slice(0, 4);
+    expect(shas['collideB']!.startsWith(prefix)).toBe(true);
+    const abbreviated = await list({ target: `github:acme/widget@${prefix}` });
+    expect(abbreviated.statusCode).toBe(422);
+    expect(abbreviated.json()).toMatchObject({ code: 'AMBIGUOUS_REF' });
+  });
+
+  it('answers 404 LIST_TARGET_NOT_FOUND for a missing repository, ref or commit', async () => {
+    for (const target of ['github:acme/nothing', 'github:nobody/widget@main', 'github:acme/widget@no-such-branch', 'github:acme/widget@abcdef1']) {
+      const res = await list({ target });
+      expect(res.statusCode, target).toBe(404);
+      expect(res.json(), target).toMatchObject({ code: 'LIST_TARGET_NOT_FOUND' });
+    }
+    const bad = await list({ target: 'github:acme/widget@a..b' });
+    expect(bad.statusCode).toBe(400);
+  });
+});
+
+describe('snapshot contents', () => {
+  const target = (): string => `github:acme/widget@${shas['v1']}`;
+
+  it('covers the whole tree: local docs, tests, symlinks and submodules listed (never followed), non-UTF-8 paths left out', async () => {
+    const page = await listOk({ target: target(), recursive: true, limit: 500 });
+    const byPath = new Map(page.entries.map((e) => [e.path, e]));
+    expect([...byPath.keys()].sort()).toEqual(
+      [
+        'README.md',
+        'assets/large.txt',
+        'assets/logo.bin',
+        'docs/guide.md',
+        'escape-link',
+        'link-to-readme',
+        'src/index.ts',
+        'src/weird name+#%?.ts',
+        'src/ünïcode.ts',
+        'test/index.test.ts',
+        'vendor/lib',
+      ].sort(),
+    );
+    expect(byPath.get('docs/guide.md')).toMatchObject({ language: 'markdown', intent: 'production' });
+    expect(byPath.get('test/index.test.ts')).toMatchObject({ intent: 'test', language: 'typescript' });
+    expect(byPath.get('link-to-readme')).toMatchObject({ file_type: 'symlink', byte_size: 'README.md'.length, line_count: null });
+    expect(byPath.get('vendor/lib')).toMatchObject({ file_type: 'submodule', byte_size: null, content_hash: null, intent: 'vendor' });
+    // Over the per-file limit: listed without content or size (the partial clone never fetched it).
+    expect(byPath.get('assets/large.txt')).toMatchObject({ content_hash: null, byte_size: null });
+    const [row] = await h.database.db.select().from(inventories).where(eq(inventories.identity, target()));
+    expect(row?.facts.skipped?.some((note) => note.includes('is not UTF-8'))).toBe(true);
+  });
+
+  it('round-trips every readable file byte for byte', async () => {
+    const expected: Record<string, Buffer> = {};
+    for (const [path, content] of Object.entries(filesV1())) {
+      if (typeof content === 'string' || Buffer.isBuffer(content)) expected[path] = Buffer.from(content);
+      else if ('symlink' in content) expected[path] = Buffer.from(content.symlink);
+    }
+    const page = await listOk({ target: target(), recursive: true, limit: 500 });
+    let compared = 0;
+    for (const entry of page.entries) {
+      if (entry.content_hash === null) continue;
+      const res = await read(entry.read!.target, entry.read!.path!);
+      expect(res.statusCode, entry.path).toBe(200);
+      const body = res.json<ReadResponseType>();
+      expect(body).toMatchObject({ canonical_target: target(), served: { commit_sha: shas['v1'] } });
+      const bytes = Buffer.from(body.content, body.encoding === 'base64' ? 'base64' : 'utf8');
+      expect(bytes.equals(expected[entry.path]!), entry.path).toBe(true);
+      expect(`sha256:${createHash('sha256').update(bytes).digest('hex')}`).toBe(entry.content_hash);
+      compared++;
+    }
+    expect(compared).toBe(9);
+    const sub = await read(target(), 'vendor/lib');
+    expect(sub.statusCode).toBe(409);
+    expect(sub.json()).toMatchObject({ code: 'READ_CONTENT_UNAVAILABLE' });
+  });
+
+  it('pages a snapshot exactly like a package', async () => {
+    const all = await listOk({ target: target(), recursive: true, limit: 500 });
+    for (const limit of [1, 2, 3, 5]) {
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (let guard = 0; guard < 50; guard++) {
+        const page = await listOk({ target: target(), recursive: true, limit, ...(after ? { after } : {}) });
+        seen.push(...page.entries.map((e) => e.path));
+        if (!page.has_more) break;
+        after = page.next_cursor!;
+      }
+      expect(seen).toEqual(all.entries.map((e) => e.path));
+    }
+  });
+
+  it('keeps its bare caches bounded to one directory per repository', async () => {
+    const names = await readdir(cacheDir);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.every((n) => n.endsWith('.git'))).toBe(true);
+    expect(new Set(names).size).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('freshness', () => {
+  it('serves a moved branch from its indexed commit as stale while the new commit is prepared', async () => {
+    await host.create('acme', 'moving');
+    const before = await host.commit('acme', 'moving', 'main', { 'a.txt': 'one\n' });
+    await withWorkers(async () => {
+      const ready = await listOk({ target: 'github:acme/moving@main', wait_timeout_ms: 30_000 });
+      expect(ready).toMatchObject({ code_index_state: 'current', resolution: { commit_sha: before } });
+    });
+    const after = await host.commit('acme', 'moving', 'main', { 'a.txt': 'one\n', 'b.txt': 'two\n' });
+    const stale = await listOk({ target: 'github:acme/moving@main' });
+    expect(stale).toMatchObject({
+      code_index_state: 'stale',
+      indexing_status: 'pending',
+      indexed_version: 'main',
+      canonical_target: `github:acme/moving@${after}`,
+      resolution: { requested_ref: 'main', resolved_ref: 'main', commit_sha: before },
+    });
+    expect(stale.indexing_ref).toBeTruthy();
+    expect(stale.target_resolution).toMatchObject({
+      freshness: 'stale',
+      served: { commit_sha: before },
+      resolved_requested: { commit_sha: after },
+    });
+    expect(stale.target_resolution?.freshness_reason).toMatch(/moved/);
+    expect(stale.entries.map((e) => e.path)).toEqual(['a.txt']);
+    expect(stale.entries[0]?.read?.target).toBe(`github:acme/moving@${before}`);
+    // Reads follow what is served.
+    const readStale = await read('github:acme/moving@main', 'a.txt');
+    expect(readStale.json<ReadResponseType>()).toMatchObject({ canonical_target: `github:acme/moving@${before}` });
+
+    await withWorkers(async () => {
+      const current = await listOk({ target: 'github:acme/moving@main', wait_timeout_ms: 30_000 });
+      expect(current).toMatchObject({ code_index_state: 'current', resolution: { commit_sha: after } });
+      expect(current.entries.map((e) => e.path)).toEqual(['a.txt', 'b.txt']);
+    });
+  });
+
+  it('answers a read of a commit still being prepared with 409 TARGET_NOT_READY', async () => {
+    await host.create('acme', 'fresh');
+    await host.commit('acme', 'fresh', 'main', { 'x.txt': 'x\n' });
+    const res = await read('github:acme/fresh', 'x.txt');
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'TARGET_NOT_READY' });
+  });
+});
