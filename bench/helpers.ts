@@ -1,3 +1,8 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
 import pg from 'pg';
 import { runMigrations } from '../src/db/migrate.js';
 
@@ -19,3 +24,62 @@ export function percentile(sorted: readonly number[], p: number): number {
 }
 
 export const ms = (n: number): string => `${n.toFixed(1)} ms`;
+
+/** `count` files of varied source-like text, about 5 KB each, spread over 1,000 folders. */
+export function sourceFiles(count: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  const words = ['const', 'function', 'return', 'export', 'import', 'value', 'index', 'module', 'await', 'async', 'class', 'new'];
+  for (let i = 0; i < count; i++) {
+    const dir = `src/area${i % 40}/part${(i >> 3) % 25}`;
+    const lines: string[] = [];
+    for (let l = 0; l < 137; l++) lines.push(`${words[(i * 7 + l) % words.length] ?? ''} name${i}_${l} = ${(i * 31 + l * 17) % 99991}; // ${words[(l * 5) % words.length] ?? ''}`);
+    files[`${dir}/file${i}.${i % 3 === 0 ? 'ts' : 'js'}`] = `${lines.join('\n')}\n`;
+  }
+  return files;
+}
+
+/** A process's peak resident set (VmHWM), in MB. */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
+/** Loads a URL with autocannon (100 connections, 10 s unless overridden), prints and returns req/s. */
+export async function load(title: string, options: autocannon.Options): Promise<number> {
+  const result = await autocannon({ connections: 100, duration: 10, ...options });
+  const non2xx = result.non2xx + result.errors;
+  console.log(
+    `${title.padEnd(40)} ${result.requests.average.toFixed(0).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms` +
+      (non2xx > 0 ? `  (${non2xx} non-2xx/errors)` : ''),
+  );
+  return result.requests.average;
+}
+
+/** Resolves once `url` answers 2xx (a freshly spawned server). */
+export async function waitForHttp(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+/**
+ * The ceiling figures are measured against: a Fastify hello-world in its own process, loaded like
+ * the service. The child is pushed to `children` (the caller stops it).
+ */
+export async function helloWorldCeiling(children: ChildProcess[], port: number): Promise<number> {
+  const hello = spawn(
+    process.execPath,
+    ['-e', `require('fastify')().get('/', async () => ({ hello: 'world' })).listen({ port: ${port}, host: '127.0.0.1' }).then((a) => console.log(a))`],
+    { stdio: ['ignore', 'pipe', 'inherit'], cwd: fileURLToPath(new URL('..', import.meta.url)) },
+  );
+  children.push(hello);
+  const [url] = (await once(hello.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
+  return load('fastify hello-world (ceiling)', { url: url.toString().trim() });
+}

@@ -250,9 +250,10 @@ class Crawl {
       const delay = this.robots.getCrawlDelay(CRAWLER_AGENT);
       if (typeof delay === 'number' && delay > 0) this.delayMs = Math.min(delay, 10) * 1000;
     }
-    const landing = new URL(this.target.scope === '' ? '/' : `/${this.target.scope}`, this.origin());
-    const queue: Frontier[] = [{ url: landing, depth: 0 }];
-    this.seenUrls.add(landing.href);
+    // The landing page, with and without a trailing slash (sites serve one or the other; both are path '/').
+    const landings = this.target.scope === '' ? ['/'] : [`/${this.target.scope}`, `/${this.target.scope}/`];
+    const queue: Frontier[] = landings.map((path) => ({ url: new URL(path, this.origin()), depth: 0 }));
+    for (const { url } of queue) this.seenUrls.add(url.href);
     for (const url of await this.sitemapPages()) {
       if (this.seenUrls.has(url.href)) continue;
       this.seenUrls.add(url.href);

@@ -36,8 +36,8 @@ export const LIST_PAGE_LIMIT_BYTES = 2 * 1024 * 1024;
 /**
  * `POST /v1/list` and the read side's resolution, for every target kind: the kind's lister
  * resolves the target to a view (what is served and how to describe it), this class pages
- * through the served inventory. Pages of snapshots that can no longer change are cached
- * serialised (with their gzip form).
+ * through the served inventory. Pages a view declares cacheable are kept serialised (with their
+ * gzip form) under the view's stamp.
  */
 export class ListService {
   /** Ready package and repository snapshots by id: cursors pin them and they never change. */
@@ -94,7 +94,7 @@ export class ListService {
       view = await lister.resolve(query.waitMs);
     }
     if (view.immutable && view.row !== null) this.rememberImmutable(view.row);
-    const cacheKey = view.immutable && view.row !== null ? [view.row.id, target.text, key, after ?? '', view.stamp].join('\u0000') : null;
+    const cacheKey = view.cacheable && view.row !== null ? [view.row.id, target.text, key, after ?? '', view.stamp].join('\u0000') : null;
     const cached = cacheKey === null ? undefined : this.pages.get(cacheKey);
     if (cached !== undefined) return cached;
     const json = JSON.stringify(await this.respond(view, query, key, after));

@@ -297,4 +297,20 @@ describe('site targets', () => {
     expect(page.coverage_reason).toMatch(/non-public address/);
     expect(site.requested()).not.toContain('/blocked');
   });
+
+  it('re-enqueues a crawl whose queue entry Redis lost, on the crawl queue', async () => {
+    await workers?.close();
+    workers = null;
+    const target = `site:${site.host}/docs/guide`;
+    const admitted = await listOk({ target });
+    expect(admitted.preparation?.enqueued).toBe(1);
+    const queue = h.services.preparationQueues.crawl;
+    expect(await queue.getJobCountByTypes('waiting')).toBe(1);
+    await queue.obliterate({ force: true });
+    expect(await queue.getJobCountByTypes('waiting')).toBe(0);
+    workers = await h.startWorkers();
+    const page = await listOk({ target, wait_timeout_ms: 20_000 });
+    expect(page.inventory_state).toBe('available');
+    expect(page.entries.map((e) => e.path)).toContain('/');
+  });
 });

@@ -106,6 +106,7 @@ export class PackageLister implements Lister<PackageTarget> {
       actionTarget: canonical,
       served: ready ? identity : null,
       immutable: ready,
+      cacheable: ready,
       generation: '',
       stamp: String(versions.stamp),
       fields: {

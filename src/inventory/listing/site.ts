@@ -34,12 +34,16 @@ export class SiteLister implements Lister<SiteTarget> {
 
   /** The site's inventory, with its crawl started, retried or refreshed as due; `enqueued` counts crawls this call added. */
   private async inventory(target: SiteTarget): Promise<{ row: InventoryRow; enqueued: number }> {
-    const ensured = await this.deps.store.ensure({ kind: 'site', identity: target.text, facts: {} });
-    if (ensured.created) {
-      await this.deps.enqueue(ensured.row);
-      return { row: ensured.row, enqueued: 1 };
+    // Known sites (nearly every request) are read, not inserted.
+    let row = await this.deps.store.byIdentity(target.text);
+    if (row === null) {
+      const ensured = await this.deps.store.ensure({ kind: 'site', identity: target.text, facts: {} });
+      if (ensured.created) {
+        await this.deps.enqueue(ensured.row);
+        return { row: ensured.row, enqueued: 1 };
+      }
+      row = ensured.row;
     }
-    let row = ensured.row;
     if (row.state === 'failed') {
       const retried = await retryIfDue(this.deps, row);
       if (retried !== row) return { row: retried, enqueued: 1 };
@@ -113,8 +117,10 @@ export class SiteLister implements Lister<SiteTarget> {
       actionTarget: target.text,
       served: available ? SITE_IDENTITY : null,
       immutable: false,
+      // Every change of the row moves updatedAt; answers that admitted or awaited work are not shared.
+      cacheable: enqueued === 0 && awaited.length === 0,
       generation: `${row.updatedAt.getTime()}:${row.fileCount ?? 0}`,
-      stamp: '',
+      stamp: `${row.updatedAt.getTime()}:${row.state}:${row.fileCount ?? 0}`,
       fields: {
         indexed_version: null,
         resolution: null,

@@ -17,6 +17,8 @@ export interface ServedView {
   readonly fields: KindFields;
   /** Whether the page may be cached (the listed snapshot can no longer change). */
   readonly immutable: boolean;
+  /** Whether the whole page may be cached under `stamp` (its fields depend on nothing else). */
+  readonly cacheable: boolean;
   /** Changes whenever the kind's fields would (e.g. the indexed-versions list was refreshed). */
   readonly stamp: string;
   /** Version of the listed inventory's entries: '' for immutable snapshots, changes as a crawl stores pages. */

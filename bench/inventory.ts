@@ -1,0 +1,143 @@
+/**
+ * bench:inventory — one API process, and one fresh worker process per target kind so each peak
+ * RSS is its own: prepare a package of 20,000 files (the reference), a local git repository of
+ * the same 20,000 files (file:// host) and crawl a local documentation site of 1,000 pages; print
+ * request→ready time and the worker's peak RSS for each, then POST /v1/list and GET /v1/read
+ * req/s for each kind with autocannon (100 connections, 10 s).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { createToken, ensureAccount } from '../src/accounts/tokens.js';
+import { connectDatabase } from '../src/db/client.js';
+import type { ListResponseType } from '../src/inventory/schemas.js';
+import { freePort, LogWatcher } from '../test/helpers/cli.js';
+import { DocsSite, htmlPage, type SiteResource } from '../test/helpers/docs-site.js';
+import { GitHost } from '../test/helpers/git-host.js';
+import { startFixtureRegistry } from '../test/helpers/registry.js';
+import { packageTarball } from '../test/helpers/tarball.js';
+import { benchDatabase, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
+
+const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const prefix = `pkgscope-bench-inventory-${process.pid}`;
+const FILES = 20_000;
+const SECTIONS = 19;
+const PAGES_PER_SECTION = 980 / SECTIONS;
+
+/** 1,000 pages: a landing page, 19 section pages and 980 leaf pages of about 3 KB each. */
+function siteResources(): Record<string, SiteResource> {
+  const resources: Record<string, SiteResource> = { '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nAllow: /\n' } };
+  const paragraph = 'Documentation text with enough words to look like a real page of a guide. '.repeat(30);
+  const sections = Array.from({ length: SECTIONS }, (_, s) => `section${s}/`);
+  resources['/docs/'] = htmlPage('Docs', paragraph, sections);
+  let leaf = 0;
+  for (let s = 0; s < SECTIONS; s++) {
+    const count = Math.floor(PAGES_PER_SECTION) + (s < 980 % SECTIONS ? 1 : 0);
+    const leaves = Array.from({ length: count }, () => `page${leaf++}`);
+    resources[`/docs/section${s}/`] = htmlPage(`Section ${s}`, paragraph, leaves);
+    for (const name of leaves) resources[`/docs/section${s}/${name}`] = htmlPage(`Page ${name}`, paragraph, ['../', `../../section${(s + 1) % SECTIONS}/`]);
+  }
+  return resources;
+}
+
+async function main(): Promise<void> {
+  const files = sourceFiles(FILES);
+  const bytes = Object.values(files).reduce((n, c) => n + Buffer.byteLength(c), 0);
+  console.log(`source: ${FILES} files, ${(bytes / 1e6).toFixed(1)} MB, as a package tarball and as a git repository`);
+  const registry = await startFixtureRegistry({ packages: { 'bench-big': { versions: { '1.0.0': { _tarball: await packageTarball(files) } } } } });
+  const host = await GitHost.start();
+  await host.create('bench', 'big');
+  const commit = await host.commit('bench', 'big', 'main', files);
+  const site = await DocsSite.start(siteResources());
+  console.log(`site: ${[...site.resources.keys()].filter((p) => p.startsWith('/docs')).length} pages at ${site.origin}/docs`);
+  const cacheDir = await mkdtemp(join(tmpdir(), 'pkgscope-bench-git-'));
+
+  const databaseUrl = await benchDatabase('pkgscope_bench_inventory');
+  const database = connectDatabase(databaseUrl, { max: 2 });
+  const token = (await createToken(database.db, await ensureAccount(database.db, 'bench'))).token;
+  await database.close();
+
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_PREFIX: prefix,
+    npm_config_registry: `${registry.url}/`,
+    GIT_HOSTS: JSON.stringify({ github: host.baseUrl }),
+    GIT_CACHE_DIR: cacheDir,
+    SITE_ALLOW_PRIVATE_ADDRESSES: 'true',
+    LOG_LEVEL: 'info',
+  };
+  const children: ChildProcess[] = [];
+  const start = (args: string[], extra: Record<string, string> = {}): ChildProcess => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    return child;
+  };
+  const api = start(['api'], { PORT: String(port), LOG_LEVEL: 'warn' });
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+  api.stdout?.resume();
+  const base = `http://127.0.0.1:${port}`;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate' };
+
+  const prepare = async (label: string, target: string, done: string): Promise<void> => {
+    const worker = start(['worker']);
+    const logs = new LogWatcher(worker);
+    await logs.waitFor((l) => l['msg'] === 'worker started');
+    const started = performance.now();
+    const res = await fetch(`${base}/v1/list`, { method: 'POST', headers, body: JSON.stringify({ target, wait_timeout_ms: 200_000, limit: 1 }) });
+    const first = (await res.json()) as ListResponseType;
+    const firstAt = performance.now() - started;
+    const ready = await logs.waitFor((l) => l['msg'] === done);
+    const total = performance.now() - started;
+    const what = label === 'site' ? `${String(ready['pages'])} pages, first page listed after ${ms(firstAt)}` : `${String(ready['files'])} files`;
+    console.log(
+      `${label.padEnd(10)} preparation ${ms(total)} request→ready (worker's own ${String(ready['ms'])} ms; ${what}); ` +
+        `worker peak RSS ${peakRssMb(worker.pid ?? 0).toFixed(0)} MB; first answer ${String(first.code_index_state ?? first.inventory_state)}`,
+    );
+    worker.kill('SIGTERM');
+    await once(worker, 'exit');
+  };
+  await prepare('package', 'npm:bench-big@1.0.0', 'package inventory ready');
+  await prepare('repository', `github:bench/big@${commit}`, 'repository inventory ready');
+  await prepare('site', `site:${site.host}/docs`, 'crawl finished');
+
+  const ceiling = await helloWorldCeiling(children, await freePort());
+
+  const listTargets: [string, string][] = [
+    ['package (pinned)', 'npm:bench-big@1.0.0'],
+    ['repository (commit)', `github:bench/big@${commit}`],
+    ['repository (branch)', 'github:bench/big@main'],
+    ['site', `site:${site.host}/docs`],
+  ];
+  for (const [label, target] of listTargets) {
+    const body = JSON.stringify({ target, recursive: true, limit: 100 });
+    await autocannon({ url: `${base}/v1/list`, method: 'POST', headers, body, connections: 10, duration: 2 });
+    const rate = await load(`POST /v1/list ${label}`, { url: `${base}/v1/list`, method: 'POST', headers, body });
+    console.log(`  ${((rate / ceiling) * 100).toFixed(1)}% of the ceiling`);
+  }
+  const reads: [string, string, string][] = [
+    ['repository', `github:bench/big@${commit}`, 'src/area7/part0/file7.js'],
+    ['site', `site:${site.host}/docs`, 'section3/page200'],
+  ];
+  for (const [label, target, path] of reads) {
+    await load(`GET /v1/read ${label}`, { url: `${base}/v1/read?${new URLSearchParams({ target, path }).toString()}`, headers: { authorization: headers.authorization } });
+  }
+
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.filter((c) => c.exitCode === null).map((c) => once(c, 'exit')));
+  await Promise.all([registry.close(), site.close(), host.close(), rm(cacheDir, { recursive: true, force: true })]);
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+}
+
+await main();
