@@ -216,7 +216,9 @@ class Crawl {
   private fetch(url: URL, inScopeOnly = false): Promise<FetchOutcome> {
     return this.deps.hosts.run(this.target.host, async () => {
       if (this.stop?.aborted) throw new Stop('shutdown');
-      const outcome = await this.deps.fetcher.fetch(url, inScopeOnly ? (hop) => this.inScope(hop) !== null : undefined);
+      const outcome = await this.deps.fetcher.fetch(url, inScopeOnly ? (hop) => this.inScope(hop) !== null : undefined, this.stop);
+      // A fetch cut short by the shutdown is not a failure of the page.
+      if (this.stop?.aborted) throw new Stop('shutdown');
       if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
       return outcome;
     });

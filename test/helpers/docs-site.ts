@@ -1,3 +1,4 @@
+import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -17,6 +18,9 @@ export interface SiteResource {
  */
 export class DocsSite {
   readonly requests: { path: string; userAgent: string }[] = [];
+  private readonly events = new EventEmitter();
+  /** Requests under these path prefixes are answered only once their gate opens. */
+  private readonly gates = new Map<string, Promise<void>>();
   private constructor(
     private readonly server: Server,
     readonly resources: Map<string, SiteResource>,
@@ -25,7 +29,7 @@ export class DocsSite {
   static async start(resources: Record<string, SiteResource> = {}): Promise<DocsSite> {
     const map = new Map(Object.entries(resources));
     let site: DocsSite | null = null;
-    const server = createServer((req: IncomingMessage, res: ServerResponse) => site?.handle(req, res));
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => void site?.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     site = new DocsSite(server, map);
     return site;
@@ -43,9 +47,26 @@ export class DocsSite {
     return `http://${this.host}`;
   }
 
-  private handle(req: IncomingMessage, res: ServerResponse): void {
+  /** Holds requests under `prefix` until the returned function is called. */
+  hold(prefix: string): () => void {
+    let open = (): void => undefined;
+    this.gates.set(prefix, new Promise<void>((resolve) => (open = resolve)));
+    return () => {
+      this.gates.delete(prefix);
+      open();
+    };
+  }
+
+  /** Resolves once `path` has been requested (at once if it was already). */
+  async requestedOnce(path: string): Promise<void> {
+    while (!this.requests.some((r) => r.path === path)) await once(this.events, 'request');
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = req.url ?? '/';
     this.requests.push({ path, userAgent: req.headers['user-agent'] ?? '' });
+    this.events.emit('request');
+    for (const [prefix, gate] of this.gates) if (path.startsWith(prefix)) await gate;
     const resource = this.resources.get(path);
     if (!resource) {
       res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');

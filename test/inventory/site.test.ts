@@ -63,6 +63,9 @@ function resources(): Record<string, SiteResource> {
     '/chain': htmlPage('Chain 0', 'start', ['chain/1']),
     '/many': htmlPage('Many', 'Many pages', Array.from({ length: MANY }, (_, i) => `many/p${String(i).padStart(2, '0')}`)),
     '/blocked': htmlPage('Blocked', 'never fetched'),
+    '/slow': htmlPage('Slow', 'Slow home', ['slow/1', 'slow/2']),
+    '/slow/1': htmlPage('Slow 1', 'one'),
+    '/slow/2': htmlPage('Slow 2', 'two'),
   };
   for (let i = 1; i <= 6; i++) r[`/chain/${i}`] = htmlPage(`Chain ${i}`, `link ${i}`, [`/chain/${i + 1}`]);
   for (let i = 0; i < MANY; i++) r[`/many/p${String(i).padStart(2, '0')}`] = htmlPage(`Page ${i}`, `Text ${i}`);
@@ -285,6 +288,26 @@ describe('site targets', () => {
     expect(during.coverage_reason).toMatch(/refresh crawl/);
     await crawled(target);
     expect(await allPaths(target)).toEqual(['/', 'a', 'c']);
+  });
+
+  it('hands a crawl back at shutdown, keeping its stored pages; another worker finishes it', async () => {
+    await workers?.close();
+    const release = site.hold('/slow/');
+    workers = await h.startWorkers({ shutdownGraceMs: 100 });
+    const target = `site:${site.host}/slow`;
+    const first = await listOk({ target, wait_timeout_ms: 20_000 });
+    expect(first.entries.map((e) => e.path)).toEqual(['/']);
+    expect(first.crawl_status).toBe('running');
+    await site.requestedOnce('/slow/1');
+    await workers.close();
+    workers = null;
+    release();
+    const handedBack = await h.services.inventories.byIdentity(target);
+    expect(handedBack).toMatchObject({ state: 'preparing', fileCount: 1 });
+    workers = await h.startWorkers();
+    const done = await crawled(target);
+    expect(done.state).toBe('ready');
+    expect(await allPaths(target)).toEqual(['/', '1', '2']);
   });
 
   it('refuses a site on a private address when they are not allowed', async () => {

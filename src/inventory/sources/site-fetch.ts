@@ -55,6 +55,14 @@ export interface SiteFetcherOptions {
   readonly userAgent: string;
 }
 
+/** A request or body that failed: refused address, timeout or other network trouble. */
+function failure(error: unknown, url: URL): FetchOutcome {
+  const code = (error as { code?: unknown; cause?: { code?: unknown } }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
+  if (code === 'EBLOCKED' || error instanceof BlockedAddress) return { ok: false, reason: 'blocked', url };
+  const text = typeof code === 'string' ? code : 'ERROR';
+  return { ok: false, reason: /TIMEOUT/.test(text) ? 'timeout' : 'network', url, code: text };
+}
+
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 export class SiteFetcher {
@@ -92,7 +100,7 @@ export class SiteFetcher {
    * GETs `start`, following redirects by hand (each hop checked again; `follow` may refuse a
    * hop, e.g. one leaving the crawl's scope) and reading at most `maxBytes` of the body.
    */
-  async fetch(start: URL, follow: (url: URL) => boolean = () => true): Promise<FetchOutcome> {
+  async fetch(start: URL, follow: (url: URL) => boolean = () => true, signal?: AbortSignal): Promise<FetchOutcome> {
     const accept = 'text/html,application/xhtml+xml,text/plain,text/markdown,application/xml;q=0.9,*/*;q=0.5';
     const seen = new Set<string>();
     let url = start;
@@ -108,12 +116,10 @@ export class SiteFetcher {
           headers: { 'user-agent': this.options.userAgent, accept },
           headersTimeout: this.options.timeoutMs,
           bodyTimeout: this.options.timeoutMs,
+          ...(signal ? { signal } : {}),
         });
       } catch (error) {
-        const code = (error as { code?: unknown; cause?: { code?: unknown } }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
-        if (code === 'EBLOCKED' || error instanceof BlockedAddress) return { ok: false, reason: 'blocked', url };
-        const text = typeof code === 'string' ? code : 'ERROR';
-        return { ok: false, reason: /TIMEOUT/.test(text) ? 'timeout' : 'network', url, code: text };
+        return failure(error, url);
       }
       const location = response.headers['location'];
       if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
@@ -129,14 +135,18 @@ export class SiteFetcher {
       const chunks: Buffer[] = [];
       let size = 0;
       let tooLarge = false;
-      for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
-        if (size > this.options.maxBytes) {
-          tooLarge = true;
-          response.body.destroy();
-          break;
+      try {
+        for await (const chunk of response.body) {
+          size += (chunk as Buffer).length;
+          if (size > this.options.maxBytes) {
+            tooLarge = true;
+            response.body.destroy();
+            break;
+          }
+          chunks.push(chunk as Buffer);
         }
-        chunks.push(chunk as Buffer);
+      } catch (error) {
+        return failure(error, url);
       }
       const type = response.headers['content-type'];
       return {
