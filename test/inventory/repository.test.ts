@@ -300,4 +300,24 @@ describe('freshness', () => {
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'TARGET_NOT_READY' });
   });
+
+  it('shows a commit that vanished before it could be fetched as failed', async () => {
+    await host.create('acme', 'rewritten');
+    const keep = await host.commit('acme', 'rewritten', 'main', { 'kept.txt': 'kept\n' });
+    const doomed = await host.commit('acme', 'rewritten', 'main', { 'doomed.txt': 'doomed\n' });
+    const pending = await listOk({ target: 'github:acme/rewritten@main' });
+    expect(pending).toMatchObject({ code_index_state: 'pending', canonical_target: `github:acme/rewritten@${doomed}` });
+    // A force-push and a garbage collection on the host: the commit is gone.
+    const bare = host.bare('acme', 'rewritten');
+    await host.setBranch('acme', 'rewritten', 'main', keep);
+    await host.git(bare, ['reflog', 'expire', '--expire=now', '--all']);
+    await host.git(bare, ['gc', '--quiet', '--prune=now']);
+    await withWorkers(async () => {
+      const [row] = await h.database.db.select().from(inventories).where(eq(inventories.identity, `github:acme/rewritten@${doomed}`));
+      const page = await listOk({ target: `github:acme/rewritten@${doomed}`, wait_timeout_ms: 30_000 });
+      expect(row?.state).toBe('pending');
+      expect(page).toMatchObject({ code_index_state: 'failed', indexing_status: 'failed', entries: [] });
+      expect(page.target_resolution?.freshness_reason).toBe('fetch_failed');
+    });
+  });
 });
