@@ -53,7 +53,8 @@ async function main(argv: readonly string[]): Promise<number> {
         script: fileURLToPath(import.meta.url),
         children: [
           { name: 'api', args: ['api'] },
-          { name: 'worker', args: ['worker'] },
+          // Both children on one machine: the worker's ops port is the next one.
+          { name: 'worker', args: ['worker'], ...(config.ops.port === null ? {} : { env: { OPS_PORT: String(config.ops.port + 1) } }) },
         ],
         logger,
         graceMs: config.shutdownGraceMs + 5_000,

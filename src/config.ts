@@ -62,6 +62,28 @@ export interface Config {
   /** Stored pages older than this are re-crawled in the background on the next request. */
   readonly siteRefreshMs: number;
   readonly crawl: CrawlConfig;
+  readonly ops: OpsConfig;
+  /** Trust X-Forwarded-For from this many proxy hops (the client address rate limits key on). */
+  readonly trustProxyHops: number;
+  readonly rateLimit: RateLimitConfig;
+}
+
+export interface OpsConfig {
+  /** A separate port for metrics and the queue dashboard; null serves them on the API port (token required). */
+  readonly port: number | null;
+  readonly host: string;
+  /** Bearer (or Basic password) for the ops endpoints; required on the API port. */
+  readonly token: string | null;
+  /** Let the queue dashboard retry, promote and remove jobs (read-only otherwise). */
+  readonly queuesWritable: boolean;
+}
+
+export interface RateLimitConfig {
+  /** Requests per window per account; 0 disables rate limiting. */
+  readonly perAccount: number;
+  /** Requests per window per client address for requests without a valid token. */
+  readonly unauthenticated: number;
+  readonly windowMs: number;
 }
 
 export interface CrawlConfig {
@@ -114,6 +136,10 @@ class EnvReader {
       return fallback;
     }
     return n;
+  }
+
+  optionalInteger(name: string, min: number, max: number): number | null {
+    return this.raw(name) === undefined ? null : this.integer(name, 0, min, max);
   }
 
   boolean(name: string, fallback: boolean): boolean {
@@ -288,7 +314,25 @@ export function loadConfig(env: Env = process.env): Config {
       hostConcurrency: r.integer('SITE_HOST_CONCURRENCY', 2, 1, 16),
       fetchTimeoutMs: r.integer('SITE_FETCH_TIMEOUT_MS', 15_000, 100, 120_000),
     },
+    ops: {
+      port: r.optionalInteger('OPS_PORT', 1, 65534),
+      host: r.string('OPS_HOST', '127.0.0.1'),
+      token: r.optionalString('OPS_TOKEN', /^[A-Za-z0-9\-._~+/]{16,}=*$/, 'at least 16 token characters (letters, digits, -._~+/)'),
+      queuesWritable: r.boolean('OPS_QUEUES_WRITABLE', false),
+    },
+    trustProxyHops: r.integer('TRUST_PROXY_HOPS', 0, 0, 10),
+    rateLimit: {
+      perAccount: r.integer('RATE_LIMIT_PER_ACCOUNT', 600, 0, 1_000_000),
+      unauthenticated: r.integer('RATE_LIMIT_UNAUTHENTICATED', 60, 1, 1_000_000),
+      windowMs: r.integer('RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
-  return Object.freeze({ ...config, gitHosts: Object.freeze(config.gitHosts), crawl: Object.freeze(config.crawl) });
+  return Object.freeze({
+    ...config,
+    gitHosts: Object.freeze(config.gitHosts),
+    crawl: Object.freeze(config.crawl),
+    ops: Object.freeze(config.ops),
+    rateLimit: Object.freeze(config.rateLimit),
+  });
 }

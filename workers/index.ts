@@ -20,6 +20,7 @@ import { loadNpmOptions, type NpmOptions } from '../src/registry/npm-options.js'
 import { PgMetadataCache } from '../src/registry/pg-cache.js';
 import { analyze } from '../src/sbom/analyze.js';
 import { PARSER_CONTRACT_VERSION } from '../src/sbom/contract.js';
+import { Metrics } from '../src/ops/metrics.js';
 import { SERVICE_VERSION } from '../src/version.js';
 import type { QueueHandler } from './handler.js';
 import { crawlHandler } from './crawl.js';
@@ -39,6 +40,8 @@ export interface WorkerDeps {
 
 export interface RunningWorkers {
   readonly queues: readonly string[];
+  /** This process's metrics (job phases and outcomes, registry requests, queues). */
+  readonly metrics: Metrics;
   /** Stops taking jobs, lets running ones finish within the grace period, then hands them back. */
   close(): Promise<void>;
 }
@@ -63,6 +66,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     crawl: createQueue<InventoryJobData>('crawl', commands, config.redisPrefix),
   };
   const inventories = new InventoryStore(database.db);
+  const metrics = new Metrics('worker');
+  metrics.watchQueues([sbomQueue, maintenanceQueue, preparationQueues.inventory, preparationQueues.crawl]);
   const notify = (id: string): Promise<void> => publishEvent(commands, inventoryChannel(config.redisPrefix, id), 'changed', logger);
   const fetcher = new SiteFetcher({
     allowAddress: addressPolicy(config.siteAllowPrivateAddresses),
@@ -76,6 +81,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     resolutionTimeoutMs: config.resolutionTimeoutMs,
     concurrency: config.registryConcurrency,
     ...(deps.npmOptions ? { npmOptions: deps.npmOptions } : {}),
+    observer: metrics,
   });
   const handlers: QueueHandler[] = [
     sbomHandler(
@@ -89,6 +95,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         parserContract: PARSER_CONTRACT_VERSION,
         progressIntervalMs: config.progressIntervalMs,
         holdPhase: config.testHoldPhase,
+        observer: metrics,
       },
       logger,
     ),
@@ -165,6 +172,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
 
   return {
     queues: handlers.map((h) => h.queue),
+    metrics,
     close: async () => {
       const closing = Promise.all(workers.map((w) => w.close()));
       let timer: NodeJS.Timeout | undefined;

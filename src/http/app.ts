@@ -1,38 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
-} from 'fastify';
+import type { App, RoutePlugin } from './app-types.js';
 import { TokenUsageRecorder } from '../accounts/tokens.js';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { readAttribution } from './attribution.js';
-import { authenticate } from './auth.js';
+import { authentication } from './auth.js';
 import { errorHandler } from './error-handler.js';
 import { addMethodNotAllowedRoutes, collectRouteMethods } from './method-not-allowed.js';
 import { PROBLEM_MEDIA_TYPE, ProblemError, problemDocument, sendProblem } from './problems.js';
+import { registerOpenApi } from './openapi.js';
+import { rateLimitHook } from './rate-limit.js';
 import { RequestLogController } from './request-log.js';
 import { validatorCompiler } from './validation.js';
 import './types.js';
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
-
-/** A route module: registered inside the authenticated `/v1` scope or at the root. */
-export type RoutePlugin = (app: App) => Promise<void>;
+export type { App, RoutePlugin } from './app-types.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -48,6 +35,10 @@ export interface AppDeps {
   readonly now?: () => number;
   /** Runs when closing starts, before the server waits for open connections (ends event streams). */
   readonly preClose?: () => void;
+  /** The shared Redis for rate-limit counters; without it no rate limit applies. */
+  readonly rateLimitRedis?: Redis;
+  /** Told of every answered request (metrics): route pattern, not URL. */
+  readonly observeRequest?: (method: string, route: string, statusCode: number, seconds: number) => void;
 }
 
 /** The default body limit of JSON operations (the spec's 2 MiB); routes may set their own. */
@@ -97,6 +88,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     bodyLimit: DEFAULT_BODY_LIMIT,
     return503OnClosing: false,
+    // The client address is the one this many proxies (load balancers) in front of us report.
+    trustProxy: deps.config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < deps.config.trustProxyHops : false,
     clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
       standardHeaders(request, reply);
@@ -105,6 +98,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document answers; they never reshape them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await registerOpenApi(app);
   app.setErrorHandler(errorHandler);
   // Only JSON (and, where a route adds it, multipart) bodies are accepted.
   app.removeContentTypeParser('text/plain');
@@ -133,6 +129,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sendProblem(request, reply, new ProblemError('NOT_FOUND', 'No operation exists at this path.')),
   );
 
+  const observe = deps.observeRequest;
+  if (observe) {
+    app.addHook('onResponse', async (request, reply) => {
+      observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+
   const preClose = deps.preClose;
   if (preClose) app.addHook('preClose', async () => preClose());
 
@@ -141,7 +144,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const tokenUsage = new TokenUsageRecorder(deps.database.db, deps.now);
   await app.register(
     async (v1: App) => {
-      v1.addHook('onRequest', authenticate({ db: deps.database.db, config: deps.config, tokenUsage }));
+      const { identify, authorize } = authentication({ db: deps.database.db, config: deps.config, tokenUsage });
+      v1.addHook('onRequest', identify);
+      const limit = deps.rateLimitRedis ? await rateLimitHook(v1, { config: deps.config.rateLimit, redis: deps.rateLimitRedis, prefix: deps.config.redisPrefix }) : null;
+      if (limit) v1.addHook('onRequest', limit);
+      v1.addHook('onRequest', authorize);
       for (const plugin of deps.v1Routes ?? []) await v1.register(plugin);
     },
     { prefix: '/v1' },

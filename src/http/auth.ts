@@ -56,18 +56,21 @@ function unauthenticated(tokenSent: boolean): ProblemError {
 }
 
 /**
- * Authenticates every request of the scope it is added to: bearer token, then the session
- * header, then the route's capability and the terms. A valid session id is recorded.
+ * Authentication in two steps, so that rate limiting can sit between them and key on the
+ * account (or, without a valid token, on the client address): `identify` finds the principal of
+ * the bearer token (never refusing), `authorize` then refuses a missing or invalid token, checks
+ * the session header, the route's capability and the terms, and records a valid session id.
  */
-export function authenticate(deps: AuthDeps): onRequestAsyncHookHandler {
+export function authentication(deps: AuthDeps): { identify: onRequestAsyncHookHandler; authorize: onRequestAsyncHookHandler } {
   const cache = new PrincipalCache(deps.config.authCacheMs);
-  return async (request: FastifyRequest) => {
+  const identify = async (request: FastifyRequest): Promise<void> => {
     const credential = readBearer(request.headers.authorization);
-    if (credential.kind === 'none') throw unauthenticated(false);
-    const token = credential.token;
-    const principal = token === null ? null : await cache.get(token, () => findPrincipal(deps.db, token));
-    if (!principal) throw unauthenticated(true);
-    request.principal = principal;
+    const token = credential.kind === 'token' ? credential.token : null;
+    request.principal = token === null ? null : await cache.get(token, () => findPrincipal(deps.db, token));
+  };
+  const authorize = async (request: FastifyRequest): Promise<void> => {
+    const principal = request.principal;
+    if (!principal) throw unauthenticated(readBearer(request.headers.authorization).kind === 'token');
 
     if (!request.sessionHeaderValid) {
       throw new ProblemError(
@@ -93,4 +96,5 @@ export function authenticate(deps: AuthDeps): onRequestAsyncHookHandler {
       throw new ProblemError('FORBIDDEN', 'This account has not accepted the terms of service.', { extras });
     }
   };
+  return { identify, authorize };
 }

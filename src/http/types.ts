@@ -1,6 +1,7 @@
 import type { Capability } from '../accounts/capabilities.js';
 import type { Principal } from '../accounts/tokens.js';
 import type { Attribution } from './attribution.js';
+import type { ServiceCost } from './openapi.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,6 +11,10 @@ declare module 'fastify' {
     attribution: Attribution | null;
     /** False when X-Service-Session-ID was invalid or repeated (rejected by authenticated routes). */
     sessionHeaderValid: boolean;
+  }
+  interface FastifySchema {
+    /** Relative weight of the operation, published in the OpenAPI document. */
+    'x-service-cost'?: ServiceCost;
   }
   interface FastifyContextConfig {
     /** The capability an authenticated route requires. */

@@ -28,6 +28,16 @@ export interface RunnerDeps {
   readonly progressIntervalMs: number;
   /** Test hook: hold every job when it enters this phase. */
   readonly holdPhase?: 'resolving' | 'enriching' | 'rendering' | null;
+  /** Told of phase durations and terminal outcomes (metrics). */
+  readonly observer?: JobObserver;
+}
+
+/** What a job run reports while it runs. */
+export interface JobObserver {
+  /** A phase of one attempt ended after `seconds`. */
+  phase(phase: string, seconds: number): void;
+  /** A job reached a terminal state: `completed`, or `failed` with its error code. */
+  finished(outcome: 'completed' | 'failed', code: string | null): void;
 }
 
 /**
@@ -90,6 +100,7 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
   stop?.addEventListener('abort', () => controller.abort(stop.reason), { once: true });
   const failWith = async (code: FailureCode): Promise<RunOutcome> => {
     await deps.publish(written(await store.fail(jobId, attempt, code)));
+    deps.observer?.finished('failed', code);
     log.info({ attempt, error: code }, 'job failed');
     return 'done';
   };
@@ -113,6 +124,7 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
         ),
       ),
     );
+    deps.observer?.finished('completed', null);
     log.info({ attempt, bytes: result.byteSize }, 'job succeeded');
     return 'done';
   } catch (error) {
@@ -161,11 +173,22 @@ async function analyseWithProgress(
     deps.progressIntervalMs,
     (error) => controller.abort(error ?? new FencedOut()),
   );
+  // Phase durations: each phase lasts until the next one is reported (the last until the end).
+  let phase: { name: string; since: number } | null = null;
+  const phaseEnded = (): void => {
+    if (phase !== null) deps.observer?.phase(phase.name, (performance.now() - phase.since) / 1000);
+  };
   try {
     return await deps.analyze(files, format, {
       ...deps.analysis,
       signal: controller.signal,
-      onProgress: (p) => writer.report(p.phase, p.counts),
+      onProgress: (p) => {
+        if (p.phase !== phase?.name) {
+          phaseEnded();
+          phase = { name: p.phase, since: performance.now() };
+        }
+        writer.report(p.phase, p.counts);
+      },
       checkpoint: async (phase) => {
         if (deps.holdPhase !== phase) return;
         log.warn({ phase }, 'TEST_HOLD_PHASE: holding the job until the attempt is stopped');
@@ -173,6 +196,7 @@ async function analyseWithProgress(
       },
     });
   } finally {
+    phaseEnded();
     // A failed progress write surfaces here unless the attempt was already stopping anyway.
     await writer.close().catch((error: unknown) => {
       if (!controller.signal.aborted) throw error;

@@ -5,7 +5,8 @@ import { runMigrations } from '../db/migrate.js';
 import { buildApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
 import { checkRedis } from '../redis.js';
-import { apiRoutes, createApiServices } from './routes.js';
+import { startOpsServer } from './ops-server.js';
+import { apiAppDeps, apiOpsRoutes, createApiServices } from './routes.js';
 import { onShutdownSignals } from './signals.js';
 
 /** `pkgscope api`: migrate, then serve HTTP until a signal drains it. */
@@ -18,18 +19,13 @@ export async function runApi(config: Config, logger: Logger): Promise<void> {
     logger.info('bootstrap token ensured for account "default"');
   }
   const services = await createApiServices(config, database, logger);
-  const app = await buildApp({
-    config,
-    database,
-    logger,
-    ...apiRoutes(config, database, services, logger),
-    // Open event streams end before the server waits for its connections to close.
-    preClose: () => services.hub.closeAll(),
-  });
+  const app = await buildApp(apiAppDeps(config, database, services, logger));
   await app.listen({ port: config.port, host: config.host });
+  const ops = await startOpsServer(config, database, logger, apiOpsRoutes(config, services));
   onShutdownSignals(async (signal) => {
     logger.info({ signal }, 'draining the API');
     await app.close();
+    await ops?.close();
     await services.close();
     await database.close();
     logger.info('API stopped');

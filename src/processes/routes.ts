@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
-import type { RoutePlugin } from '../http/app.js';
+import type { Queue } from 'bullmq';
+import type { AppDeps, RoutePlugin } from '../http/app.js';
 import { EventHub } from '../jobs/events.js';
 import { InventoryCatalog } from '../inventory/catalog.js';
 import { CursorCodec } from '../inventory/cursor.js';
@@ -23,9 +24,13 @@ import { closeRedis, createRedis } from '../redis.js';
 import { registryAnalysis, type RegistryAnalysis } from '../registry/analysis.js';
 import { loadNpmOptions, type NpmOptions } from '../registry/npm-options.js';
 import { PgMetadataCache } from '../registry/pg-cache.js';
+import { Metrics } from '../ops/metrics.js';
+import { consoleRoutes } from '../routes/console.js';
 import { healthRoutes } from '../routes/health.js';
 import { listRoutes } from '../routes/list.js';
 import { lockfileJobRoutes } from '../routes/lockfile-jobs.js';
+import { openApiRoutes } from '../routes/openapi.js';
+import { opsRoutes } from '../routes/ops.js';
 import { readRoutes } from '../routes/read.js';
 import { sbomRoutes } from '../routes/sbom.js';
 import { analyze } from '../sbom/analyze.js';
@@ -38,7 +43,9 @@ export interface ApiServices {
   readonly subscriber: Redis;
   readonly sbomQueue: SbomQueue;
   readonly preparationQueues: PreparationQueues;
+  readonly maintenanceQueue: Queue;
   readonly hub: EventHub;
+  readonly metrics: Metrics;
   readonly store: JobStore;
   readonly inventories: InventoryStore;
   readonly list: ListService;
@@ -53,11 +60,13 @@ export async function createApiServices(
   npmOptions?: NpmOptions,
 ): Promise<ApiServices> {
   const options = npmOptions ?? (await loadNpmOptions());
+  const metrics = new Metrics('api');
   const analysis = await registryAnalysis({
     cache: new PgMetadataCache(database.db),
     resolutionTimeoutMs: config.resolutionTimeoutMs,
     concurrency: config.registryConcurrency,
     npmOptions: options,
+    observer: metrics,
   });
   const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-api-commands');
   const subscriber = createRedis(config.redisUrl, 'subscriber', 'pkgscope-api-events');
@@ -67,6 +76,8 @@ export async function createApiServices(
     inventory: createQueue<InventoryJobData>('inventory', commands, config.redisPrefix),
     crawl: createQueue<InventoryJobData>('crawl', commands, config.redisPrefix),
   };
+  const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix);
+  metrics.watchQueues([sbomQueue, preparationQueues.inventory, preparationQueues.crawl, maintenanceQueue]);
   const inventories = new InventoryStore(database.db);
   const catalog = new InventoryCatalog(inventories);
   const listerDeps: ListerDeps = {
@@ -103,6 +114,8 @@ export async function createApiServices(
   });
   return {
     preparationQueues,
+    maintenanceQueue,
+    metrics,
     inventories,
     list,
     reader: new ReadService(inventories, catalog),
@@ -114,7 +127,7 @@ export async function createApiServices(
     store: new JobStore(database.db),
     close: async () => {
       hub.closeAll();
-      await Promise.all([sbomQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close()]);
+      await Promise.all([sbomQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close(), maintenanceQueue.close()]);
       await Promise.all([closeRedis(commands), closeRedis(subscriber)]);
     },
   };
@@ -125,16 +138,49 @@ export interface RouteSet {
   readonly publicRoutes: readonly RoutePlugin[];
 }
 
+/** Every queue of the deployment, for the dashboard and queue metrics. */
+export function allQueues(services: ApiServices): Queue[] {
+  return [services.sbomQueue, services.preparationQueues.inventory, services.preparationQueues.crawl, services.maintenanceQueue];
+}
+
+/** The ops endpoints (metrics, queue dashboard) of the API process. */
+export function apiOpsRoutes(config: Config, services: ApiServices): RoutePlugin {
+  return opsRoutes({ metrics: services.metrics, queues: allQueues(services), token: config.ops.token, queuesWritable: config.ops.queuesWritable });
+}
+
 /** Every route module of the API, wired with its collaborators. */
 export function apiRoutes(config: Config, database: DatabaseHandle, services: ApiServices, logger: Logger): RouteSet {
   const analysis = { maxOutputBytes: config.sbomMaxOutputBytes, ...services.analysis };
+  const streams = { opened: () => services.metrics.sseStreams.inc(), closed: () => services.metrics.sseStreams.dec() };
+  // Ops endpoints share the API port only behind the ops token, and only without an ops port of their own.
+  const opsHere = config.ops.port === null && config.ops.token !== null;
   return {
-    publicRoutes: [healthRoutes({ pool: database.pool, pingRedis: () => services.commands.ping() })],
+    publicRoutes: [
+      healthRoutes({ pool: database.pool, pingRedis: () => services.commands.ping() }),
+      openApiRoutes(),
+      consoleRoutes(),
+      ...(opsHere ? [apiOpsRoutes(config, services)] : []),
+    ],
     v1Routes: [
-      lockfileJobRoutes({ config, store: services.store, queue: services.sbomQueue, hub: services.hub, logger }),
+      lockfileJobRoutes({ config, store: services.store, queue: services.sbomQueue, hub: services.hub, logger, streams }),
       sbomRoutes({ config, analyze, analysis }),
       listRoutes(services.list),
       readRoutes(services.list, services.reader),
     ],
+  };
+}
+
+/** Everything buildApp needs for the API: routes, rate limits on the shared Redis, metrics, stream shutdown. */
+export function apiAppDeps(config: Config, database: DatabaseHandle, services: ApiServices, logger: Logger): AppDeps {
+  return {
+    config,
+    database,
+    logger,
+    ...apiRoutes(config, database, services, logger),
+    rateLimitRedis: services.commands,
+    observeRequest: (method, route, statusCode, seconds) =>
+      services.metrics.httpDuration.observe({ method, route, status_code: String(statusCode) }, seconds),
+    // Open event streams end before the server waits for its connections to close.
+    preClose: () => services.hub.closeAll(),
   };
 }

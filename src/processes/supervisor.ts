@@ -4,6 +4,8 @@ import type { Logger } from '../logger.js';
 export interface ChildSpec {
   readonly name: string;
   readonly args: readonly string[];
+  /** Environment overrides of this child. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface SupervisorOptions {
@@ -51,7 +53,7 @@ export class Supervisor {
 
   private spawn(slot: Slot): void {
     slot.restartTimer = null;
-    const child = fork(this.options.script, [...slot.spec.args], { stdio: 'inherit' });
+    const child = fork(this.options.script, [...slot.spec.args], { stdio: 'inherit', env: { ...process.env, ...slot.spec.env } });
     slot.child = child;
     slot.startedAt = Date.now();
     this.options.logger.info({ child: slot.spec.name, childPid: child.pid }, 'child started');

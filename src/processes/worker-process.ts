@@ -4,6 +4,8 @@ import { runMigrations } from '../db/migrate.js';
 import type { Logger } from '../logger.js';
 import { checkRedis } from '../redis.js';
 import { startWorkers } from '../../workers/index.js';
+import { opsRoutes } from '../routes/ops.js';
+import { startOpsServer } from './ops-server.js';
 import { onShutdownSignals } from './signals.js';
 
 /** `pkgscope worker`: consume every queue until a signal drains it. */
@@ -12,9 +14,12 @@ export async function runWorker(config: Config, logger: Logger): Promise<void> {
   await runMigrations(config.databaseUrl);
   const database = connectDatabase(config.databaseUrl, { applicationName: 'pkgscope-worker' });
   const workers = await startWorkers({ config, database, logger });
+  // Workers expose their metrics on their own ops port; the queue dashboard lives on the API's.
+  const ops = await startOpsServer(config, database, logger, opsRoutes({ metrics: workers.metrics, queues: [], token: config.ops.token, queuesWritable: false }));
   logger.info({ queues: workers.queues }, 'worker started');
   onShutdownSignals(async (signal) => {
     logger.info({ signal }, 'draining the worker');
+    await ops?.close();
     await workers.close();
     await database.close();
     logger.info('worker stopped');

@@ -1,6 +1,6 @@
 import type { StandaloneResolver } from '../sbom/analyze.js';
 import { RegistryEnricher } from '../sbom/enrich.js';
-import type { Enricher, MetadataCache } from '../sbom/enrich-types.js';
+import type { Enricher, MetadataCache, MetadataClient } from '../sbom/enrich-types.js';
 import { npmMetadataClient } from './metadata-client.js';
 import { loadNpmOptions, type NpmOptions } from './npm-options.js';
 import { arboristResolver } from './resolver.js';
@@ -11,6 +11,13 @@ export interface RegistryAnalysisOptions {
   readonly concurrency?: number;
   /** npm options to use instead of the user's npm configuration (tests point them at a fixture registry). */
   readonly npmOptions?: NpmOptions;
+  /** Wraps the metadata client and cache to time requests and count cache hits (metrics). */
+  readonly observer?: RegistryObserver;
+}
+
+export interface RegistryObserver {
+  observeClient(client: MetadataClient): MetadataClient;
+  observeCache(cache: MetadataCache): MetadataCache;
 }
 
 export interface RegistryAnalysis {
@@ -26,8 +33,14 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
   const npmOptions = options.npmOptions ?? (await loadNpmOptions());
   // Our own metadata cache replaces npm's HTTP cache for enrichment.
   const { cache: _httpCache, ...fetchOptions } = npmOptions;
+  const client = npmMetadataClient(fetchOptions);
+  const { observer } = options;
   return {
-    registry: new RegistryEnricher(npmMetadataClient(fetchOptions), options.cache, options.concurrency ?? 16),
+    registry: new RegistryEnricher(
+      observer ? observer.observeClient(client) : client,
+      options.cache && observer ? observer.observeCache(options.cache) : options.cache,
+      options.concurrency ?? 16,
+    ),
     resolver: arboristResolver(npmOptions, options.resolutionTimeoutMs),
   };
 }

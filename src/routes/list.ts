@@ -1,7 +1,8 @@
 import type { App, RoutePlugin } from '../http/app.js';
 import { ProblemError } from '../http/problems.js';
 import type { ListService } from '../inventory/list-service.js';
-import { ListRequestBody } from '../inventory/schemas.js';
+import { ListRequestBody, ListResponse } from '../inventory/schemas.js';
+import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
 import { parseSelection } from '../inventory/selection.js';
 import { parseTarget } from '../inventory/targets.js';
 
@@ -19,7 +20,15 @@ export function acceptsGzip(header: string | undefined): boolean {
 /** `POST /v1/list`. */
 export function listRoutes(service: ListService): RoutePlugin {
   return async (app: App) => {
-    app.post('/list', { config: { capability: 'list' }, schema: { body: ListRequestBody } }, async (request, reply) => {
+    const schema = {
+      summary: 'List the files, directories or pages of a package, repository or documentation site',
+      operationId: 'list',
+      tags: ['inventory'],
+      body: ListRequestBody,
+      response: { 200: json('One page of entries, with the target\'s resolution and preparation state.', ListResponse), ...problemResponses(...AUTHENTICATED_PROBLEMS, 404, 409, 422, 502, 504) },
+      'x-service-cost': { weight: 1, class: 'light' },
+    } as const;
+    app.post('/list', { config: { capability: 'list' }, schema }, async (request, reply) => {
       const body = request.body;
       if (body.target.trim() === '') throw new ProblemError('VALIDATION_ERROR', 'target must not be blank.');
       const parsed = parseTarget(body.target);

@@ -8,12 +8,14 @@ import { ProblemError } from '../http/problems.js';
 import { SseWriter } from '../http/sse.js';
 import { jobChannel, type EventHub } from '../jobs/events.js';
 import { enqueueSbomJob, type SbomQueue } from '../jobs/queues.js';
-import { isTerminal, jobLocation, JOBS_PATH, type JobSnapshot } from '../jobs/snapshot.js';
+import { isTerminal, JOB_PHASES, JOB_STATES, jobLocation, JOBS_PATH, type JobSnapshot } from '../jobs/snapshot.js';
 import type { JobStore } from '../jobs/store.js';
 import { parseIdempotencyKey, requestHash } from '../jobs/submission.js';
 import type { Logger } from '../logger.js';
 import { PARSER_CONTRACT_VERSION } from '../sbom/contract.js';
-import { MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
+import { FAILURE_CODES, OUTPUT_FORMATS } from '../sbom/types.js';
+import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
+import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
 
 export interface LockfileJobRouteDeps {
   readonly config: Pick<Config, 'jobTtlSeconds' | 'jobMaxAttempts' | 'sseHeartbeatMs' | 'redisPrefix'>;
@@ -21,10 +23,29 @@ export interface LockfileJobRouteDeps {
   readonly queue: SbomQueue;
   readonly hub: EventHub;
   readonly logger: Logger;
+  /** Counts open event streams (metrics). */
+  readonly streams?: { opened(): void; closed(): void };
 }
 
 const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
-const IdParams = Type.Object({ id: Type.String() });
+const IdParams = Type.Object({ id: Type.String({ description: 'The job id (a UUID).' }) });
+
+/** The job snapshot, as documented (the store's projection is the source of truth). */
+export const JobSnapshotSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  kind: Type.Literal('sbom'),
+  format: Type.Enum([...OUTPUT_FORMATS]),
+  state: Type.Enum([...JOB_STATES]),
+  phase: Type.Enum([...JOB_PHASES]),
+  attempt: Type.Integer({ minimum: 0 }),
+  revision: Type.Integer({ minimum: 0 }),
+  counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
+  error: Type.Union([Type.Enum([...FAILURE_CODES]), Type.Null()]),
+  expires_at: Type.String({ format: 'date-time' }),
+  result_url: Type.String(),
+});
+
+const JOB_COST = { weight: 0, class: 'light' } as const;
 
 /** One answer for a missing, expired or someone else's job, so none can be told apart. */
 function jobNotFound(): ProblemError {
@@ -55,7 +76,21 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
 
     app.post(
       path,
-      { bodyLimit: UPLOAD_BODY_LIMIT, config: { capability: 'sbom' }, schema: { body: uploadBodySchema } },
+      {
+        bodyLimit: UPLOAD_BODY_LIMIT,
+        config: { capability: 'sbom' },
+        schema: {
+          summary: 'Submit manifests and lockfiles for an asynchronous inventory',
+          operationId: 'submitLockfileJob',
+          tags: ['lockfile jobs'],
+          body: uploadBodySchema,
+          response: {
+            202: json('The job was accepted (or an Idempotency-Key replayed it); Location names it.', JobSnapshotSchema),
+            ...problemResponses(...AUTHENTICATED_PROBLEMS, 409),
+          },
+          'x-service-cost': { weight: 5, class: 'standard' },
+        },
+      },
       async (request, reply) => {
         const idempotency = parseIdempotencyKey(headerLines(request.raw, IDEMPOTENCY_HEADER)['idempotency-key']);
         if (!idempotency.ok) {
@@ -88,13 +123,25 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
       },
     );
 
-    app.get(`${path}/:id`, { config: { capability: 'sbom' }, schema: { params: IdParams } }, async (request) => {
+    const jobSchema = (summary: string, operationId: string, response: Record<number, unknown>) =>
+      ({ summary, operationId, tags: ['lockfile jobs'], params: IdParams, response: { ...response, ...problemResponses(...AUTHENTICATED_PROBLEMS, 404) }, 'x-service-cost': JOB_COST }) as const;
+
+    app.get(`${path}/:id`, { config: { capability: 'sbom' }, schema: jobSchema('The current snapshot of a job', 'getLockfileJob', { 200: json('The snapshot.', JobSnapshotSchema) }) }, async (request) => {
       const snapshot = await store.findForOwner(jobId(request), accountOf(request));
       if (snapshot === null) throw jobNotFound();
       return snapshot;
     });
 
-    app.get(`${path}/:id/result`, { config: { capability: 'sbom' }, schema: { params: IdParams } }, async (request, reply) => {
+    app.get(
+      `${path}/:id/result`,
+      {
+        config: { capability: 'sbom' },
+        schema: jobSchema('The result document of a succeeded job', 'getLockfileJobResult', {
+          200: { description: 'The document, in the media type of the job\'s format.', content: DOCUMENT_CONTENT },
+          ...problemResponses(409),
+        }),
+      },
+      async (request, reply) => {
       const lookup = await store.result(jobId(request), accountOf(request));
       switch (lookup.kind) {
         case 'missing':
@@ -112,7 +159,18 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
       }
     });
 
-    app.get(`${path}/:id/events`, { config: { capability: 'sbom' }, schema: { params: IdParams } }, async (request, reply) => {
+    app.get(
+      `${path}/:id/events`,
+      {
+        config: { capability: 'sbom' },
+        schema: jobSchema('The job\'s snapshots as Server-Sent Events, until a terminal one', 'streamLockfileJobEvents', {
+          200: {
+            description: 'event: snapshot, id: the revision, data: the snapshot JSON; heartbeat comments; resumable with Last-Event-ID.',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+        }),
+      },
+      async (request, reply) => {
       const id = jobId(request);
       const accountId = accountOf(request);
       let writer: SseWriter | null = null;
@@ -170,6 +228,8 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
       }
       reply.hijack();
       writer = new SseWriter(reply.raw, { 'x-request-id': request.id }, config.sseHeartbeatMs);
+      deps.streams?.opened();
+      writer.onClose(() => deps.streams?.closed());
       writer.onClose(close);
       deliver(snapshot);
       const pending = early;

@@ -2,13 +2,22 @@ import type { App, RoutePlugin } from '../http/app.js';
 import { ProblemError } from '../http/problems.js';
 import type { ListService } from '../inventory/list-service.js';
 import { READ_MAX_LENGTH, type ReadService } from '../inventory/read-service.js';
-import { ReadQuery } from '../inventory/schemas.js';
+import { ReadQuery, ReadResponse } from '../inventory/schemas.js';
+import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
 import { parseTarget } from '../inventory/targets.js';
 
 /** `GET /v1/read?target=…&path=…[&offset=…&length=…]`: the target and path of a list entry's read action. */
 export function readRoutes(list: ListService, reader: ReadService): RoutePlugin {
   return async (app: App) => {
-    app.get('/read', { config: { capability: 'read' }, schema: { querystring: ReadQuery } }, async (request) => {
+    const schema = {
+      summary: 'Read one file or page of a listed target, byte for byte',
+      operationId: 'read',
+      tags: ['inventory'],
+      querystring: ReadQuery,
+      response: { 200: json('The content (UTF-8 text, or base64), possibly a slice.', ReadResponse), ...problemResponses(...AUTHENTICATED_PROBLEMS, 404, 409, 422, 502, 504) },
+      'x-service-cost': { weight: 1, class: 'light' },
+    } as const;
+    app.get('/read', { config: { capability: 'read' }, schema }, async (request) => {
       const query = request.query;
       const parsed = parseTarget(query.target);
       if (!parsed.ok) throw new ProblemError('VALIDATION_ERROR', `${parsed.detail}.`);

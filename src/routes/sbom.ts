@@ -5,7 +5,8 @@ import { ProblemError } from '../http/problems.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
 import type { Analyze } from '../jobs/runner.js';
 import { AnalysisError } from '../sbom/types.js';
-import { MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
+import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
+import { AUTHENTICATED_PROBLEMS, problemResponses } from '../http/openapi.js';
 
 export interface SbomRouteDeps {
   readonly config: Pick<Config, 'sbomSyncTimeoutMs'>;
@@ -22,7 +23,21 @@ export function sbomRoutes(deps: SbomRouteDeps): RoutePlugin {
     await app.register(multipart, MULTIPART_OPTIONS);
     app.post(
       '/experimental/sbom',
-      { bodyLimit: UPLOAD_BODY_LIMIT, config: { capability: 'sbom' }, schema: { body: uploadBodySchema } },
+      {
+        bodyLimit: UPLOAD_BODY_LIMIT,
+        config: { capability: 'sbom' },
+        schema: {
+          summary: 'Analyse manifests and lockfiles synchronously, within a deadline',
+          operationId: 'analyzeLockfiles',
+          tags: ['lockfile jobs'],
+          body: uploadBodySchema,
+          response: {
+            200: { description: 'The document, in the media type of the requested format.', content: DOCUMENT_CONTENT },
+            ...problemResponses(...AUTHENTICATED_PROBLEMS, 422, 504),
+          },
+          'x-service-cost': { weight: 10, class: 'heavy' },
+        },
+      },
       async (request, reply) => {
         const upload = await readUpload(request);
         const deadline = AbortSignal.timeout(deps.config.sbomSyncTimeoutMs);

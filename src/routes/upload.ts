@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { checkUpload, UPLOAD_LIMITS } from '../jobs/submission.js';
 import { ProblemError } from '../http/problems.js';
-import { OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
+import { MEDIA_TYPES, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
 
 /**
  * The upload shared by `POST /v1/experimental/lockfile-jobs` and `POST /v1/experimental/sbom`:
@@ -31,11 +31,22 @@ export type UploadBodyType = Static<typeof UploadBody>;
 /** JSON escaping can double a text's size; the decoded files are held to 32 MiB separately. */
 export const UPLOAD_BODY_LIMIT = 2 * UPLOAD_LIMITS.maxTotalBytes + 1024 * 1024;
 
+/** The results' media types, as OpenAPI responses (the document itself is described by its own schema). */
+export const DOCUMENT_CONTENT = {
+  [MEDIA_TYPES.cyclonedx]: { schema: Type.Object({}, { description: 'A CycloneDX 1.7 JSON document.' }) },
+  [MEDIA_TYPES.spdx]: { schema: Type.Object({}, { description: 'An SPDX 2.3 JSON document.' }) },
+  [MEDIA_TYPES.text]: { schema: Type.String({ description: 'A plain-text inventory.' }) },
+};
+
 /** Schema for routes taking an upload: JSON is validated strictly; multipart is read by hand. */
 export const uploadBodySchema = {
   content: {
     'application/json': { schema: UploadBody },
-    'multipart/form-data': { schema: Type.Unsafe<unknown>({}) },
+    'multipart/form-data': {
+      schema: Type.Unsafe<unknown>({
+        description: 'A `format` field and one file part per file, whose filename is its relative path.',
+      }),
+    },
   },
 };
 

@@ -4,7 +4,7 @@ import { createToken, ensureAccount } from '../../src/accounts/tokens.js';
 import { buildApp, type App } from '../../src/http/app.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { Analyze } from '../../src/jobs/runner.js';
-import { apiRoutes, createApiServices, type ApiServices } from '../../src/processes/routes.js';
+import { apiAppDeps, createApiServices, type ApiServices } from '../../src/processes/routes.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { testConfig } from './app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -52,13 +52,7 @@ export async function startJobsHarness(
   const registry = await startFixtureRegistry({ fallback: anyPackage, ...registryOptions });
   const npmOptions = await registry.npmOptions();
   const services = await createApiServices(config, database, logger, npmOptions);
-  const app = await buildApp({
-    config,
-    database,
-    logger,
-    ...apiRoutes(config, database, services, logger),
-    preClose: () => services.hub.closeAll(),
-  });
+  const app = await buildApp(apiAppDeps(config, database, services, logger));
   await app.ready();
   const workers: RunningWorkers[] = [];
   return {
