@@ -79,6 +79,28 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
   );
 }
 
+/**
+ * Draining: once closing starts, answers carry `Connection: close` and keep-alive sockets that
+ * fall idle are closed as they do (the server stops accepting at once; requests in flight are
+ * answered; open event streams end first, through `preClose`).
+ */
+function drainOnClose(app: App, preClose: (() => void) | undefined): void {
+  let closing = false;
+  let sweeper: NodeJS.Timeout | null = null;
+  app.addHook('preClose', async () => {
+    closing = true;
+    preClose?.();
+    sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+    sweeper.unref();
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onClose', async () => {
+    if (sweeper !== null) clearInterval(sweeper);
+  });
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const loggerInstance: FastifyBaseLogger = deps.logger;
   const app: App = Fastify({
@@ -136,8 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   }
 
-  const preClose = deps.preClose;
-  if (preClose) app.addHook('preClose', async () => preClose());
+  drainOnClose(app, deps.preClose);
 
   const routes = collectRouteMethods(app);
   for (const plugin of deps.publicRoutes ?? []) await app.register(plugin);

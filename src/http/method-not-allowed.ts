@@ -3,11 +3,14 @@ import { ProblemError, sendProblem } from './problems.js';
 
 const METHODS: readonly HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
 
+/** Paths of embedded third-party UIs (the queue dashboard), which answer methods their own way. */
+const FOREIGN_PREFIX = '/ops/queues';
+
 /** Records the methods of every route added after this call, by URL pattern. */
 export function collectRouteMethods(app: FastifyInstance): Map<string, Set<string>> {
   const routes = new Map<string, Set<string>>();
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.config?.methodNotAllowed === true) return;
+    if (route.config?.methodNotAllowed === true || route.url.startsWith(FOREIGN_PREFIX)) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const known = routes.get(route.url) ?? new Set<string>();
     for (const method of methods) known.add(method.toUpperCase());

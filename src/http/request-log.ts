@@ -10,7 +10,9 @@ export class RequestLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const { attribution, principal } = request;
     const line = {
-      req: { method: request.method, url: request.url, route: request.routeOptions.url ?? null },
+      req: { method: request.method, url: request.url },
+      // Beside req: Fastify's req serializer keeps only method and url.
+      route: request.routeOptions.url ?? null,
       res: { statusCode: reply.statusCode },
       responseTime: Math.round(reply.elapsedTime * 100) / 100,
       account: principal?.accountName ?? null,

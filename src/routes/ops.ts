@@ -5,7 +5,7 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, RoutePlugin } from '../http/app.js';
-import { ProblemError } from '../http/problems.js';
+import { ProblemError, sendProblem } from '../http/problems.js';
 import type { Metrics } from '../ops/metrics.js';
 
 export interface OpsRouteDeps {
@@ -46,10 +46,14 @@ export function opsAuthorized(header: string | undefined, token: string): boolea
 export function opsRoutes(deps: OpsRouteDeps): RoutePlugin {
   return async (app: App) => {
     const { token } = deps;
-    const guard = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      if (token === null || opsAuthorized(request.headers.authorization, token)) return;
-      reply.header('www-authenticate', 'Basic realm="pkgscope-ops", charset="UTF-8"');
-      throw new ProblemError('AUTHENTICATION_REQUIRED', 'The ops endpoints need the ops token (Bearer, or as Basic password).');
+    // Answers directly rather than throwing: the dashboard's plugin has an error handler of its own.
+    const guard = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+      if (token === null || opsAuthorized(request.headers.authorization, token)) return undefined;
+      const problem = new ProblemError('AUTHENTICATION_REQUIRED', 'The ops endpoints need the ops token (Bearer, or as Basic password).', {
+        headers: { 'www-authenticate': 'Basic realm="pkgscope-ops", charset="UTF-8"' },
+      });
+      sendProblem(request, reply, problem);
+      return reply;
     };
     await app.register(async (ops: App) => {
       ops.addHook('onRequest', guard);

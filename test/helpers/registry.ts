@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadNpmOptions, type NpmOptions } from '../../src/registry/npm-options.js';
@@ -34,6 +34,8 @@ export interface FixtureRegistryOptions {
   readonly statusFor?: (name: string) => number | null;
   /** Answer 404 to `GET /<name>/<version>`, as registries without that endpoint do. */
   readonly noVersionEndpoint?: boolean;
+  /** Holds the answer to a path until the returned promise settles (undefined: answer at once). */
+  readonly holdFor?: (path: string) => Promise<void> | undefined;
 }
 
 export interface FixtureRegistry {
@@ -42,6 +44,8 @@ export interface FixtureRegistry {
   readonly requests: string[];
   /** Most requests answered at the same time so far. */
   readonly maxConcurrent: () => number;
+  /** Resolves once a path matching `match` has been requested (at once if it was already). */
+  requested(match: (path: string) => boolean): Promise<void>;
   /** npm options pointing at this registry, as the user's npm configuration would. */
   npmOptions(): Promise<NpmOptions>;
   close(): Promise<void>;
@@ -54,6 +58,7 @@ function integrityOf(name: string, version: string): string {
 /** A registry speaking the npm registry protocol (packuments and version documents) over HTTP. */
 export async function startFixtureRegistry(options: FixtureRegistryOptions = {}): Promise<FixtureRegistry> {
   const requests: string[] = [];
+  const arrivals = new EventEmitter();
   let base = '';
   const tarballPath = (name: string, version: string): string => `/${name}/-/${name.split('/').pop() ?? name}-${version}.tgz`;
   const versionDoc = (name: string, version: string, fields: FixtureVersion): Record<string, unknown> => ({
@@ -78,6 +83,8 @@ export async function startFixtureRegistry(options: FixtureRegistryOptions = {})
     res.once('close', () => active--);
     const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/');
     requests.push(path);
+    arrivals.emit('request');
+    await options.holdFor?.(path);
     if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
     const parts = path.slice(1).split('/');
     const scoped = parts[0]?.startsWith('@') === true;
@@ -119,6 +126,9 @@ export async function startFixtureRegistry(options: FixtureRegistryOptions = {})
     url: base,
     requests,
     maxConcurrent: () => peak,
+    requested: async (match) => {
+      while (!requests.some(match)) await once(arrivals, 'request');
+    },
     // No retries: tests that make the registry fail want the failure at once.
     npmOptions: async () => ({ ...(await loadNpmOptions()), registry: `${base}/`, retry: { retries: 0 } }),
     close: async () => {

@@ -312,10 +312,11 @@ describe('freshness', () => {
     await host.setBranch('acme', 'rewritten', 'main', keep);
     await host.git(bare, ['reflog', 'expire', '--expire=now', '--all']);
     await host.git(bare, ['gc', '--quiet', '--prune=now']);
+    // Not yet attempted (no worker has run since it was admitted).
+    const [row] = await h.database.db.select().from(inventories).where(eq(inventories.identity, `github:acme/rewritten@${doomed}`));
+    expect(row?.state).toBe('pending');
     await withWorkers(async () => {
-      const [row] = await h.database.db.select().from(inventories).where(eq(inventories.identity, `github:acme/rewritten@${doomed}`));
       const page = await listOk({ target: `github:acme/rewritten@${doomed}`, wait_timeout_ms: 30_000 });
-      expect(row?.state).toBe('pending');
       expect(page).toMatchObject({ code_index_state: 'failed', indexing_status: 'failed', entries: [] });
       expect(page.target_resolution?.freshness_reason).toBe('fetch_failed');
     });
