@@ -83,3 +83,31 @@ export async function helloWorldCeiling(children: ChildProcess[], port: number):
   const [url] = (await once(hello.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
   return load('fastify hello-world (ceiling)', { url: url.toString().trim() });
 }
+
+/**
+ * The benchmarks load one account far past the default rate limit; the limiter stays on (its Redis
+ * round trip is part of every figure) with a ceiling no run reaches.
+ */
+export const BENCH_RATE_LIMIT = { RATE_LIMIT_PER_ACCOUNT: '1000000' } as const;
+
+const stopping = new WeakSet<ChildProcess>();
+
+/** Ends the benchmark with a message when a service process dies on its own (bad configuration, crash). */
+export function supervise(child: ChildProcess, name: string): ChildProcess {
+  child.once('exit', (code, signal) => {
+    if (stopping.has(child)) return;
+    console.error(`${name} exited unexpectedly (code ${String(code)}, signal ${String(signal)}); its output is above`);
+    process.exit(1);
+  });
+  return child;
+}
+
+/** Stops service processes gracefully (SIGTERM) and waits for them. */
+export async function stopProcesses(children: readonly ChildProcess[]): Promise<void> {
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  for (const child of running) {
+    stopping.add(child);
+    child.kill('SIGTERM');
+  }
+  await Promise.all(running.map((c) => once(c, 'exit')));
+}

@@ -6,7 +6,6 @@
  * req/s for each kind with autocannon (100 connections, 10 s).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +20,7 @@ import { DocsSite, htmlPage, type SiteResource } from '../test/helpers/docs-site
 import { GitHost } from '../test/helpers/git-host.js';
 import { startFixtureRegistry } from '../test/helpers/registry.js';
 import { packageTarball } from '../test/helpers/tarball.js';
-import { benchDatabase, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, stopProcesses, supervise, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -69,6 +68,7 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     REDIS_URL,
     REDIS_PREFIX: prefix,
+    ...BENCH_RATE_LIMIT,
     npm_config_registry: `${registry.url}/`,
     GIT_HOSTS: JSON.stringify({ github: host.baseUrl }),
     GIT_CACHE_DIR: cacheDir,
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const start = (args: string[], extra: Record<string, string> = {}): ChildProcess => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
+    children.push(supervise(child, args[0] ?? 'child'));
     return child;
   };
   const api = start(['api'], { PORT: String(port), LOG_LEVEL: 'warn' });
@@ -102,8 +102,7 @@ async function main(): Promise<void> {
       `${label.padEnd(10)} preparation ${ms(total)} request→ready (worker's own ${String(ready['ms'])} ms; ${what}); ` +
         `worker peak RSS ${peakRssMb(worker.pid ?? 0).toFixed(0)} MB; first answer ${String(first.code_index_state ?? first.inventory_state)}`,
     );
-    worker.kill('SIGTERM');
-    await once(worker, 'exit');
+    await stopProcesses([worker]);
   };
   await prepare('package', 'npm:bench-big@1.0.0', 'package inventory ready');
   await prepare('repository', `github:bench/big@${commit}`, 'repository inventory ready');
@@ -131,8 +130,7 @@ async function main(): Promise<void> {
     await load(`GET /v1/read ${label}`, { url: `${base}/v1/read?${new URLSearchParams({ target, path }).toString()}`, headers: { authorization: headers.authorization } });
   }
 
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.filter((c) => c.exitCode === null).map((c) => once(c, 'exit')));
+  await stopProcesses(children);
   await Promise.all([registry.close(), site.close(), host.close(), rm(cacheDir, { recursive: true, force: true })]);
   const redis = new Redis(REDIS_URL);
   const keys = await redis.keys(`${prefix}:*`);

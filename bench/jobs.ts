@@ -16,7 +16,7 @@ import { connectDatabase } from '../src/db/client.js';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { benchDatabase, ms, percentile } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, stopProcesses, supervise, ms, percentile } from './helpers.js';
 
 const JOBS = 1000;
 const WORKERS = 2;
@@ -45,7 +45,7 @@ function lockfile50(): string {
 }
 
 function processEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...process.env, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', ...extra };
+  return { ...process.env, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', ...BENCH_RATE_LIMIT, ...extra };
 }
 
 async function main(): Promise<void> {
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const start = (args: string[], env: Record<string, string>): ChildProcess => {
     const child = spawn(process.execPath, [CLI, ...args], { env: processEnv({ ...common, ...env }), stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
+    children.push(supervise(child, args[0] ?? 'child'));
     return child;
   };
   const api = start(['api'], { PORT: String(port), LOG_LEVEL: 'info' });
@@ -174,8 +174,7 @@ async function main(): Promise<void> {
   await noopQueue.close();
   await subscriber.quit();
   await dispatcher.close();
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.filter((c) => c.exitCode === null).map((c) => once(c, 'exit')));
+  await stopProcesses(children);
   await registry.close();
   const cleanup = new Redis(REDIS_URL);
   let cursor = '0';

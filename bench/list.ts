@@ -5,7 +5,6 @@
  * Targets: list >= 30% of the hello-world req/s with p99 < 25 ms; preparation < 5 s, < 250 MB RSS.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
@@ -15,7 +14,7 @@ import type { ListResponseType } from '../src/inventory/schemas.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { startFixtureRegistry } from '../test/helpers/registry.js';
 import { packageTarball } from '../test/helpers/tarball.js';
-import { benchDatabase, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, stopProcesses, supervise, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -33,11 +32,11 @@ async function main(): Promise<void> {
   await database.close();
 
   const port = await freePort();
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: prefix, npm_config_registry: `${registry.url}/`, LOG_LEVEL: 'info' };
+  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: prefix, ...BENCH_RATE_LIMIT, npm_config_registry: `${registry.url}/`, LOG_LEVEL: 'info' };
   const children: ChildProcess[] = [];
   const start = (args: string[], extra: Record<string, string>): ChildProcess => {
     const child = spawn(process.execPath, [...(process.env['BENCH_PROFILE_API'] && args[0] === 'api' ? ['--cpu-prof', '--cpu-prof-dir=/tmp/apiprof'] : []), CLI, ...args], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
+    children.push(supervise(child, args[0] ?? 'child'));
     return child;
   };
   const api = start(['api'], { PORT: String(port), LOG_LEVEL: 'warn' });
@@ -71,8 +70,7 @@ async function main(): Promise<void> {
   if (process.env['BENCH_SKIP_READ'] === undefined) await load('GET /v1/read (5 KB file)', { url: readUrl, headers: { authorization: headers.authorization } });
   console.log(`list is ${((list / ceiling) * 100).toFixed(1)}% of the hello-world ceiling`);
 
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.filter((c) => c.exitCode === null).map((c) => once(c, 'exit')));
+  await stopProcesses(children);
   await registry.close();
   const redis = new Redis(REDIS_URL);
   const keys = await redis.keys(`${prefix}:*`);
