@@ -3,7 +3,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import robotsModule from 'robots-parser';
 import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
-import { attemptsOver, EntryCollector } from './prepare.js';
+import { beginAttempt, EntryCollector } from './prepare.js';
 import type { StoredEntry } from './query.js';
 import { pageKind, parsePage } from './sources/site-page.js';
 import type { FetchOutcome, SiteFetcher } from './sources/site-fetch.js';
@@ -142,21 +142,13 @@ export function parseSitemap(text: string): { pages: string[]; sitemaps: string[
 }
 
 export async function crawlSite(id: string, deps: CrawlDeps, stop?: AbortSignal): Promise<CrawlOutcome> {
-  const { store } = deps;
-  const claimed = await store.claim(id);
-  if (claimed === null) return 'done';
-  const log = deps.logger.child({ inventoryId: id, identity: claimed.identity });
-  await deps.notify(id);
-  const started = Date.now();
-  const end = async (state: 'failed', failure: string, reason: string): Promise<CrawlOutcome> => {
-    const facts: InventoryFacts = { ...claimed.facts, crawlStatus: 'failed', coverage: (claimed.fileCount ?? 0) > 0 ? 'partial' : 'none', coverageReason: reason };
-    if (await store.finishWithout(id, claimed.attempt, state, failure, facts)) await deps.notify(id);
-    log.info({ failure, reason }, 'crawl failed');
-    return 'done';
-  };
-  if (attemptsOver(claimed, deps.maxAttempts)) return end('failed', 'too_many_attempts', 'The crawl was interrupted too many times.');
+  const attempt = await beginAttempt(id, deps);
+  if (attempt === null) return 'done';
+  const { claimed, log, started } = attempt;
+  const end = (failure: string, reason: string): Promise<CrawlOutcome> =>
+    attempt.end('failed', failure, { ...claimed.facts, crawlStatus: 'failed', coverage: (claimed.fileCount ?? 0) > 0 ? 'partial' : 'none', coverageReason: reason });
   const parsed = parseTarget(claimed.identity);
-  if (!parsed.ok || parsed.target.kind !== 'site') return end('failed', 'invalid_target', 'The stored site target cannot be parsed.');
+  if (!parsed.ok || parsed.target.kind !== 'site') return end('invalid_target', 'The stored site target cannot be parsed.');
   try {
     return await new Crawl(parsed.target, claimed, deps, log, started, stop).run();
   } catch (error) {
@@ -169,7 +161,7 @@ export async function crawlSite(id: string, deps: CrawlDeps, stop?: AbortSignal)
       return 'done';
     }
     log.error({ err: error }, 'crawl failed unexpectedly');
-    return end('failed', 'internal_error', 'The crawl failed unexpectedly.');
+    return end('internal_error', 'The crawl failed unexpectedly.');
   }
 }
 

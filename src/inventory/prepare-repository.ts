@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
-import { attemptsOver, EntryCollector, type PreparationOutcome } from './prepare.js';
+import { attemptsOver, beginAttempt, EntryCollector, type PreparationOutcome } from './prepare.js';
 import { BlobReader, GitError, listTree, type GitSource } from './sources/git.js';
 import type { InventoryStore } from './store.js';
 
@@ -30,19 +30,12 @@ const SYMLINK_MODE = '120000';
  * are left out with a note. On success the ref that asked for the commit points at it.
  */
 export async function prepareRepositoryInventory(id: string, deps: RepositoryPreparationDeps): Promise<PreparationOutcome> {
-  const { store, logger } = deps;
-  const claimed = await store.claim(id);
-  if (claimed === null) return 'done';
-  const log = logger.child({ inventoryId: id, identity: claimed.identity });
-  await deps.notify(id);
-  const started = Date.now();
+  const { store } = deps;
+  const attempt = await beginAttempt(id, deps);
+  if (attempt === null) return 'done';
+  const { claimed, log, started } = attempt;
   const facts: InventoryFacts = { ...claimed.facts };
-  const finish = async (failure: string): Promise<PreparationOutcome> => {
-    if (await store.finishWithout(id, claimed.attempt, 'failed', failure, facts)) await deps.notify(id);
-    log.info({ failure }, 'repository preparation failed');
-    return 'done';
-  };
-  if (attemptsOver(claimed, deps.maxAttempts)) return finish('too_many_attempts');
+  const finish = (failure: string): Promise<PreparationOutcome> => attempt.end('failed', failure, facts);
   const url = facts.repoUrl;
   const commit = facts.commit;
   if (!url || !commit) return finish('invalid_inventory');

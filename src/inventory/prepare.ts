@@ -152,25 +152,56 @@ export function attemptsOver(row: InventoryRow, maxAttempts: number): boolean {
   return row.attempt - (row.facts.attemptsBefore ?? 0) > maxAttempts;
 }
 
+/** A claimed preparation attempt: its row, logger, start time and the way to end it without entries. */
+export interface Attempt {
+  readonly claimed: InventoryRow;
+  readonly log: Logger;
+  readonly started: number;
+  /** Ends the attempt `failed` (or `unavailable`) with a reason and facts, announcing it. */
+  end(state: 'failed' | 'unavailable', failure: string, facts: InventoryFacts): Promise<'done'>;
+}
+
+/**
+ * Claims an inventory for a preparation attempt and announces it; null when there is nothing to
+ * prepare. An attempt beyond the budget is ended at once (`failed`, too_many_attempts), also null.
+ */
+export async function beginAttempt(
+  id: string,
+  deps: { readonly store: InventoryStore; readonly logger: Logger; readonly notify: (id: string) => Promise<void>; readonly maxAttempts: number },
+): Promise<Attempt | null> {
+  const claimed = await deps.store.claim(id);
+  if (claimed === null) return null;
+  const log = deps.logger.child({ inventoryId: id, identity: claimed.identity });
+  await deps.notify(id);
+  const attempt: Attempt = {
+    claimed,
+    log,
+    started: Date.now(),
+    end: async (state, failure, facts) => {
+      if (await deps.store.finishWithout(id, claimed.attempt, state, failure, facts)) await deps.notify(id);
+      log.info({ state, failure }, 'preparation ended without an inventory');
+      return 'done';
+    },
+  };
+  if (attemptsOver(claimed, deps.maxAttempts)) {
+    await attempt.end('failed', 'too_many_attempts', claimed.facts);
+    return null;
+  }
+  return attempt;
+}
+
 /**
  * Prepares a package version's inventory: fetches the tarball (integrity verified while
  * streaming), reads its entries without extracting, classifies and stores every file, and
  * marks the inventory ready — or failed / unavailable with the reason — fenced on its attempt.
  */
 export async function preparePackageInventory(id: string, deps: PreparationDeps): Promise<PreparationOutcome> {
-  const { store, logger } = deps;
-  const claimed = await store.claim(id);
-  if (claimed === null) return 'done';
-  const log = logger.child({ inventoryId: id, identity: claimed.identity });
-  await deps.notify(id);
-  const started = Date.now();
+  const { store } = deps;
+  const attempt = await beginAttempt(id, deps);
+  if (attempt === null) return 'done';
+  const { claimed, log, started } = attempt;
   const facts: InventoryFacts = { ...claimed.facts };
-  const finish = async (state: 'failed' | 'unavailable', failure: string, extra: InventoryFacts = {}): Promise<PreparationOutcome> => {
-    if (await store.finishWithout(id, claimed.attempt, state, failure, { ...facts, ...extra })) await deps.notify(id);
-    log.info({ state, failure }, 'preparation ended without an inventory');
-    return 'done';
-  };
-  if (attemptsOver(claimed, deps.maxAttempts)) return finish('failed', 'too_many_attempts');
+  const finish = (state: 'failed' | 'unavailable', failure: string): Promise<PreparationOutcome> => attempt.end(state, failure, facts);
   try {
     // The repository and gitHead the registry records: the served identity and recovery guidance.
     const provenance = await deps.npm.provenance(claimed.packageName ?? '', claimed.version ?? '');

@@ -3,6 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { ProblemError } from '../http/problems.js';
 import type { InventoryCatalog } from './catalog.js';
 import type { ReadResponseType } from './schemas.js';
+import { entryFacts } from './listing/shared.js';
 import type { ServedInventory } from './listing/types.js';
 import type { InventoryStore } from './store.js';
 import type { ListTarget } from './targets.js';
@@ -75,15 +76,7 @@ export class ReadService {
       inventory_kind: served.inventoryKind,
       requested_target: request.target.text,
       canonical_target: served.actionTarget,
-      path: entry.path,
-      kind: entry.kind,
-      title: entry.title,
-      language: entry.language,
-      file_type: entry.fileType,
-      intent: entry.intent,
-      byte_size: entry.byteSize,
-      line_count: entry.lineCount,
-      content_hash: entry.contentHash,
+      ...entryFacts(entry),
       encoding: asText ? 'utf-8' : 'base64',
       content: asText ? slice.toString('utf8') : slice.toString('base64'),
       truncated: end < bytes.length,

@@ -65,6 +65,18 @@ function row(r: typeof inventories.$inferSelect | Record<keyof typeof columns, u
   return r as InventoryRow;
 }
 
+type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/** Locks the inventory row for this transaction if the attempt still holds it (preparing, same attempt). */
+async function holdAttempt(tx: Transaction, id: string, attempt: number): Promise<boolean> {
+  const [held] = await tx
+    .select({ id: inventories.id })
+    .from(inventories)
+    .where(and(eq(inventories.id, id), eq(inventories.attempt, attempt), eq(inventories.state, 'preparing')))
+    .for('update');
+  return held !== undefined;
+}
+
 /** Postgres access for inventories, their entries and the content-addressed blobs. */
 export class InventoryStore {
   constructor(private readonly db: Database) {}
@@ -181,12 +193,7 @@ export class InventoryStore {
    */
   async upsertEntries(id: string, attempt: number, entries: readonly StoredEntry[]): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const [held] = await tx
-        .select({ id: inventories.id })
-        .from(inventories)
-        .where(and(eq(inventories.id, id), eq(inventories.attempt, attempt), eq(inventories.state, 'preparing')))
-        .for('update');
-      if (!held) return false;
+      if (!(await holdAttempt(tx, id, attempt))) return false;
       for (let i = 0; i < entries.length; i += 1000) {
         await tx
           .insert(inventoryEntries)
@@ -222,12 +229,7 @@ export class InventoryStore {
    */
   async finishCrawl(id: string, attempt: number, facts: InventoryFacts, preparationMs: number, keep: readonly string[] | null): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const [held] = await tx
-        .select({ id: inventories.id })
-        .from(inventories)
-        .where(and(eq(inventories.id, id), eq(inventories.attempt, attempt), eq(inventories.state, 'preparing')))
-        .for('update');
-      if (!held) return false;
+      if (!(await holdAttempt(tx, id, attempt))) return false;
       if (keep !== null) {
         await tx.delete(inventoryEntries).where(and(eq(inventoryEntries.inventoryId, id), sql`NOT (${inventoryEntries.path} = ANY(${sql.param([...keep])}::text[]))`));
       }

@@ -3,7 +3,8 @@ import { gunzipSync } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inventories } from '../../src/db/schema/index.js';
-import type { ListEntryType, ListResponseType, ReadResponseType } from '../../src/inventory/schemas.js';
+import type { ListEntryType, ReadResponseType } from '../../src/inventory/schemas.js';
+import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import type { FixturePackage } from '../helpers/registry.js';
 import { makeTarball, packageTarball } from '../helpers/tarball.js';
@@ -27,6 +28,10 @@ const DEMO_FILES: Record<string, string | Buffer> = {
 
 let h: JobsHarness;
 let token: string;
+const { list, listOk, read } = inventoryClient(
+  () => h.app,
+  () => token,
+);
 const packages: Record<string, FixturePackage> = {};
 
 beforeAll(async () => {
@@ -48,20 +53,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function list(body: Record<string, unknown>) {
-  return h.app.inject({ method: 'POST', url: '/v1/list', headers: { authorization: `Bearer ${token}` }, payload: body });
-}
 
-async function listOk(body: Record<string, unknown>): Promise<ListResponseType> {
-  const res = await list(body);
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<ListResponseType>();
-}
 
-function read(target: string, path: string, extra: Record<string, string> = {}) {
-  const query = new URLSearchParams({ target, path, ...extra }).toString();
-  return h.app.inject({ method: 'GET', url: `/v1/read?${query}`, headers: { authorization: `Bearer ${token}` } });
-}
 
 async function expect400(body: Record<string, unknown>, pattern: RegExp) {
   const res = await list(body);

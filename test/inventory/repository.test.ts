@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inventories } from '../../src/db/schema/index.js';
-import type { ListResponseType, ReadResponseType } from '../../src/inventory/schemas.js';
+import type { ReadResponseType } from '../../src/inventory/schemas.js';
 import { GitHost, type FixtureFile } from '../helpers/git-host.js';
+import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 
 const BINARY = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 131) % 256));
@@ -36,6 +37,10 @@ let h: JobsHarness;
 let host: GitHost;
 let cacheDir: string;
 let token: string;
+const { list, listOk, read } = inventoryClient(
+  () => h.app,
+  () => token,
+);
 const shas: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -78,20 +83,8 @@ afterAll(async () => {
   await rm(cacheDir, { recursive: true, force: true });
 });
 
-function list(body: Record<string, unknown>) {
-  return h.app.inject({ method: 'POST', url: '/v1/list', headers: { authorization: `Bearer ${token}` }, payload: body });
-}
 
-async function listOk(body: Record<string, unknown>): Promise<ListResponseType> {
-  const res = await list(body);
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<ListResponseType>();
-}
 
-function read(target: string, path: string, extra: Record<string, string> = {}) {
-  const query = new URLSearchParams({ target, path, ...extra }).toString();
-  return h.app.inject({ method: 'GET', url: `/v1/read?${query}`, headers: { authorization: `Bearer ${token}` } });
-}
 
 async function withWorkers<T>(work: () => Promise<T>): Promise<T> {
   const workers = await h.startWorkers();

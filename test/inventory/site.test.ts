@@ -2,10 +2,11 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inventories } from '../../src/db/schema/index.js';
 import { inventoryChannel, waitForInventory } from '../../src/inventory/waiter.js';
-import type { ListResponseType, ReadResponseType } from '../../src/inventory/schemas.js';
+import type { ReadResponseType } from '../../src/inventory/schemas.js';
 import type { InventoryRow } from '../../src/inventory/store.js';
 import type { RunningWorkers } from '../../workers/index.js';
 import { DocsSite, htmlPage, type SiteResource } from '../helpers/docs-site.js';
+import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 
 const sitemap = (tag: 'urlset' | 'sitemapindex', locs: readonly string[]): SiteResource => ({
@@ -75,6 +76,10 @@ function resources(): Record<string, SiteResource> {
 let h: JobsHarness;
 let site: DocsSite;
 let token: string;
+const { list, listOk, read } = inventoryClient(
+  () => h.app,
+  () => token,
+);
 
 beforeAll(async () => {
   site = await DocsSite.start(resources());
@@ -92,20 +97,8 @@ afterAll(async () => {
   await site.close();
 });
 
-function list(body: Record<string, unknown>) {
-  return h.app.inject({ method: 'POST', url: '/v1/list', headers: { authorization: `Bearer ${token}` }, payload: body });
-}
 
-async function listOk(body: Record<string, unknown>): Promise<ListResponseType> {
-  const res = await list(body);
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json<ListResponseType>();
-}
 
-function read(target: string, path: string) {
-  const query = new URLSearchParams({ target, path }).toString();
-  return h.app.inject({ method: 'GET', url: `/v1/read?${query}`, headers: { authorization: `Bearer ${token}` } });
-}
 
 /** Waits (by the inventory's change events) until its crawl has ended. */
 async function crawled(target: string): Promise<InventoryRow> {

@@ -1,5 +1,5 @@
 import { ProblemError } from '../../http/problems.js';
-import type { IndexEntry } from '../query.js';
+import type { IndexEntry, StoredEntry } from '../query.js';
 import type { ListEntryType, ListResponseType } from '../schemas.js';
 import type { InventoryKind, InventoryRow, InventoryStore } from '../store.js';
 
@@ -89,6 +89,11 @@ export function toListEntry(entry: IndexEntry, target: string): ListEntryType {
       browse: { target, paths: [entry.path] },
     };
   }
+  return { ...entryFacts(entry), read: { target, path: entry.path }, browse: null };
+}
+
+/** What list and read both say of a stored file or page. */
+export function entryFacts(entry: StoredEntry): Pick<ListEntryType, 'kind' | 'path' | 'title' | 'language' | 'file_type' | 'intent' | 'byte_size' | 'line_count' | 'content_hash'> & { kind: StoredEntry['kind'] } {
   return {
     kind: entry.kind,
     path: entry.path,
@@ -99,8 +104,6 @@ export function toListEntry(entry: IndexEntry, target: string): ListEntryType {
     byte_size: entry.byteSize,
     line_count: entry.lineCount,
     content_hash: entry.contentHash,
-    read: { target, path: entry.path },
-    browse: null,
   };
 }
 
