@@ -141,7 +141,8 @@ async function main(): Promise<void> {
   await report('offered at 50 jobs/s', paced, began);
 
   // The queue's own ceiling: no-op jobs, same Redis, same number of processes and concurrency.
-  const noopQueue = new Queue('bench-noop', { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix });
+  const noopConnection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const noopQueue = new Queue('bench-noop', { connection: noopConnection, prefix });
   const noopWorkers = Array.from({ length: WORKERS }, () =>
     spawn(
       process.execPath,
@@ -172,6 +173,7 @@ async function main(): Promise<void> {
   for (const w of noopWorkers) w.kill('SIGTERM');
   await noopQueue.obliterate({ force: true });
   await noopQueue.close();
+  await noopConnection.quit();
   await subscriber.quit();
   await dispatcher.close();
   await stopProcesses(children);
