@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { ProblemError } from '../http/problems.js';
 import type { InventoryCatalog } from './catalog.js';
 import type { CursorCodec } from './cursor.js';
-import { toListEntry } from './listing/shared.js';
+import { toListEntry, type ReadyRows } from './listing/shared.js';
 import type { Lister, ServedInventory, ServedView } from './listing/types.js';
 import type { ListEntryType, ListResponseType } from './schemas.js';
 import { selectionKey, type Selection } from './selection.js';
@@ -28,6 +28,18 @@ export interface ListServiceDeps {
   readonly catalog: InventoryCatalog;
   readonly cursors: CursorCodec;
   readonly listers: Listers;
+  readonly ready: ReadyRows;
+}
+
+/** A lister with its target applied. */
+interface BoundLister {
+  resolve(waitMs: number): Promise<ServedView>;
+  view(row: InventoryRow): Promise<ServedView>;
+  readable(): Promise<ServedInventory>;
+}
+
+function bind<T extends ListTarget>(lister: Lister<T>, target: T): BoundLister {
+  return { resolve: (ms) => lister.resolve(target, ms), view: (row) => lister.view(target, row), readable: () => lister.readable(target) };
 }
 
 /** The spec's response body limit: a page over it is refused rather than cut. */
@@ -40,8 +52,6 @@ export const LIST_PAGE_LIMIT_BYTES = 2 * 1024 * 1024;
  * gzip form) under the view's stamp.
  */
 export class ListService {
-  /** Ready package and repository snapshots by id: cursors pin them and they never change. */
-  private readonly immutableRows = new Map<string, InventoryRow>();
   private readonly pages = new Map<string, ListPage>();
   private pageBytes = 0;
 
@@ -50,20 +60,15 @@ export class ListService {
     private readonly maxPageCacheBytes = 64 * 1024 * 1024,
   ) {}
 
-  private lister(target: ListTarget): { resolve(waitMs: number): Promise<ServedView>; view(row: InventoryRow): Promise<ServedView>; readable(): Promise<ServedInventory> } {
+  private lister(target: ListTarget): BoundLister {
+    const { listers } = this.deps;
     switch (target.kind) {
-      case 'package': {
-        const lister = this.deps.listers.package;
-        return { resolve: (ms) => lister.resolve(target, ms), view: (row) => lister.view(target, row), readable: () => lister.readable(target) };
-      }
-      case 'repository': {
-        const lister = this.deps.listers.repository;
-        return { resolve: (ms) => lister.resolve(target, ms), view: (row) => lister.view(target, row), readable: () => lister.readable(target) };
-      }
-      case 'site': {
-        const lister = this.deps.listers.site;
-        return { resolve: (ms) => lister.resolve(target, ms), view: (row) => lister.view(target, row), readable: () => lister.readable(target) };
-      }
+      case 'package':
+        return bind(listers.package, target);
+      case 'repository':
+        return bind(listers.repository, target);
+      case 'site':
+        return bind(listers.site, target);
     }
   }
 
@@ -85,7 +90,7 @@ export class ListService {
       if (cursor.selection !== key) {
         throw new ProblemError('VALIDATION_ERROR', 'after belongs to another selection (target, paths, filters, recursion or limit changed); start again without it.');
       }
-      const row = this.immutableRows.get(cursor.inventory) ?? (await this.deps.store.get(cursor.inventory));
+      const row = this.deps.ready.byId(cursor.inventory) ?? (await this.deps.store.get(cursor.inventory));
       if (row === null) throw new ProblemError('VALIDATION_ERROR', 'after refers to a snapshot no longer served; start again without it.');
       view = await lister.view(row);
       if (view.row?.id !== cursor.inventory) throw new ProblemError('VALIDATION_ERROR', 'after refers to a snapshot no longer served; start again without it.');
@@ -93,7 +98,7 @@ export class ListService {
     } else {
       view = await lister.resolve(query.waitMs);
     }
-    if (view.immutable && view.row !== null) this.rememberImmutable(view.row);
+    if (view.row !== null) this.deps.ready.remember(view.row);
     const cacheKey = view.cacheable && view.row !== null ? [view.row.id, target.text, key, after ?? '', view.stamp].join('\u0000') : null;
     const cached = cacheKey === null ? undefined : this.pages.get(cacheKey);
     if (cached !== undefined) return cached;
@@ -104,11 +109,6 @@ export class ListService {
     const page = new ListPage(json);
     if (cacheKey !== null) this.cachePage(cacheKey, page);
     return page;
-  }
-
-  private rememberImmutable(row: InventoryRow): void {
-    if (this.immutableRows.size >= 50_000) this.immutableRows.clear();
-    this.immutableRows.set(row.id, row);
   }
 
   private cachePage(key: string, page: ListPage): void {

@@ -10,7 +10,7 @@ import { cursorSecret } from '../inventory/cursor-secret.js';
 import { ListService } from '../inventory/list-service.js';
 import { PackageLister } from '../inventory/listing/package.js';
 import { RepositoryLister } from '../inventory/listing/repository.js';
-import type { ListerDeps } from '../inventory/listing/shared.js';
+import { ReadyRows, type ListerDeps } from '../inventory/listing/shared.js';
 import { SiteLister } from '../inventory/listing/site.js';
 import { ReadService } from '../inventory/read-service.js';
 import { GitSource } from '../inventory/sources/git.js';
@@ -80,8 +80,10 @@ export async function createApiServices(
   metrics.watchQueues([sbomQueue, preparationQueues.inventory, preparationQueues.crawl, maintenanceQueue]);
   const inventories = new InventoryStore(database.db);
   const catalog = new InventoryCatalog(inventories);
+  const ready = new ReadyRows();
   const listerDeps: ListerDeps = {
     store: inventories,
+    ready,
     enqueue: async (row) => {
       try {
         await enqueueInventory(preparationQueues, row.id, row.kind);
@@ -106,6 +108,7 @@ export async function createApiServices(
     store: inventories,
     catalog,
     cursors: new CursorCodec(await cursorSecret(database.db, config.cursorSecret)),
+    ready,
     listers: {
       package: new PackageLister(listerDeps, new NpmPackageSource(options)),
       repository: new RepositoryLister(listerDeps, new GitSource({ hosts: config.gitHosts, cacheDir: config.gitCacheDir, timeoutMs: config.gitTimeoutMs, refsTtlMs: config.gitRefsTtlMs })),

@@ -16,8 +16,6 @@ export function packageIdentity(name: string, version: string): string {
  * need no registry call), find or start the preparation of that version's inventory.
  */
 export class PackageLister implements Lister<PackageTarget> {
-  /** Ready inventories by identity: they never change. */
-  private readonly ready = new Map<string, InventoryRow>();
   /** Indexed versions per package, briefly: a version prepared meanwhile shows up within seconds. */
   private readonly versions = new BriefCache<ListAvailableVersionType[]>(5_000);
 
@@ -26,16 +24,9 @@ export class PackageLister implements Lister<PackageTarget> {
     private readonly npm: NpmPackageSource,
   ) {}
 
-  private remember(row: InventoryRow): void {
-    // A version newly seen ready joins the package's indexed versions at once (in this process).
-    if (!this.ready.has(row.identity) && row.packageName !== null) this.versions.delete(row.packageName);
-    if (this.ready.size >= 50_000) this.ready.clear();
-    this.ready.set(row.identity, row);
-  }
-
   private async inventory(target: PackageTarget): Promise<InventoryRow> {
     const exact = target.spec !== null && semver.valid(target.spec) === target.spec ? packageIdentity(target.name, target.spec) : null;
-    const known = exact === null ? null : (this.ready.get(exact) ?? (await this.deps.store.byIdentity(exact)));
+    const known = exact === null ? null : await this.deps.ready.load(this.deps.store, exact);
     if (known) return known;
     let lookup;
     try {
@@ -83,7 +74,8 @@ export class PackageLister implements Lister<PackageTarget> {
       );
     }
     const ready = row.state === 'ready';
-    if (ready) this.remember(row);
+    // A version newly seen ready joins the package's indexed versions at once (in this process).
+    if (this.deps.ready.remember(row) && row.packageName !== null) this.versions.delete(row.packageName);
     const identity: ListIdentityType = {
       kind: null,
       registry: 'npm',
@@ -105,7 +97,6 @@ export class PackageLister implements Lister<PackageTarget> {
       canonicalTarget: canonical,
       actionTarget: canonical,
       served: ready ? identity : null,
-      immutable: ready,
       cacheable: ready,
       generation: '',
       stamp: String(versions.stamp),

@@ -30,8 +30,6 @@ const FULL_SHA = /^[0-9a-f]{40}$/i;
 export class RepositoryLister implements Lister<RepositoryTarget> {
   /** Ref pointers known to be current here (`repository\0ref` → inventory id): written once. */
   private readonly pointers = new Map<string, string>();
-  /** Ready snapshots by identity (`github:o/r@<sha>`): they never change. */
-  private readonly ready = new Map<string, InventoryRow>();
   /** Indexed refs per repository, briefly (they change only as preparations finish). */
   private readonly indexed = new BriefCache<{ ref: string; commit: string }[]>(5_000);
 
@@ -72,20 +70,9 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
     }
   }
 
-  private async known(identity: string): Promise<InventoryRow | null> {
-    const cached = this.ready.get(identity);
-    if (cached) return cached;
-    const row = await this.deps.store.byIdentity(identity);
-    if (row?.state === 'ready') {
-      if (this.ready.size >= 50_000) this.ready.clear();
-      this.ready.set(identity, row);
-    }
-    return row;
-  }
-
   private async inventory(target: RepositoryTarget, located: Located): Promise<InventoryRow> {
     const repository = repositoryKey(target);
-    const known = await this.known(`${repository}@${located.commit}`);
+    const known = await this.deps.ready.load(this.deps.store, `${repository}@${located.commit}`);
     if (known !== null) return retryIfDue(this.deps, known);
     const ensured = await this.deps.store.ensure({
       kind: 'repository',
@@ -99,7 +86,7 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
   async resolve(target: RepositoryTarget, waitMs: number): Promise<ServedView> {
     // A pinned commit already indexed needs no remote.
     if (target.ref !== null && FULL_SHA.test(target.ref)) {
-      const known = await this.known(`${repositoryKey(target)}@${target.ref.toLowerCase()}`);
+      const known = await this.deps.ready.load(this.deps.store, `${repositoryKey(target)}@${target.ref.toLowerCase()}`);
       if (known?.state === 'ready') return this.view(target, known);
     }
     const located = await this.locate(target);
@@ -159,7 +146,6 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
       canonicalTarget: `${repository}@${resolvedCommit}`,
       actionTarget: `${repository}@${served?.facts.commit ?? resolvedCommit}`,
       served: servedIdentity,
-      immutable: served !== null,
       cacheable: served !== null && !stale,
       generation: '',
       stamp: `${stale ? resolved.id : ''}:${refs.stamp}`,

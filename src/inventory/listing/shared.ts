@@ -3,9 +3,51 @@ import type { IndexEntry, StoredEntry } from '../query.js';
 import type { ListEntryType, ListResponseType } from '../schemas.js';
 import type { InventoryKind, InventoryRow, InventoryStore } from '../store.js';
 
+/**
+ * Ready package and repository snapshots by identity and by id: they never change, so a request
+ * naming one (an exact version, a pinned commit, a cursor) needs no query. Bounded; cleared when full.
+ */
+export class ReadyRows {
+  private readonly byIdentity = new Map<string, InventoryRow>();
+  private readonly byIdMap = new Map<string, InventoryRow>();
+
+  constructor(private readonly max = 50_000) {}
+
+  get(identity: string): InventoryRow | undefined {
+    return this.byIdentity.get(identity);
+  }
+
+  byId(id: string): InventoryRow | undefined {
+    return this.byIdMap.get(id);
+  }
+
+  /** Keeps a ready row (others are ignored); true when it was not known yet. */
+  remember(row: InventoryRow): boolean {
+    if (row.state !== 'ready' || row.kind === 'site' || this.byIdMap.has(row.id)) return false;
+    if (this.byIdMap.size >= this.max) {
+      this.byIdentity.clear();
+      this.byIdMap.clear();
+    }
+    this.byIdentity.set(row.identity, row);
+    this.byIdMap.set(row.id, row);
+    return true;
+  }
+
+  /** The ready row of an identity, from memory or the store; any row the store has otherwise. */
+  async load(store: InventoryStore, identity: string): Promise<InventoryRow | null> {
+    const known = this.byIdentity.get(identity);
+    if (known) return known;
+    const row = await store.byIdentity(identity);
+    if (row) this.remember(row);
+    return row;
+  }
+}
+
 /** Collaborators every lister shares. */
 export interface ListerDeps {
   readonly store: InventoryStore;
+  /** Ready snapshots, shared with the list service (cursors find their snapshot there). */
+  readonly ready: ReadyRows;
   /** Adds the preparation job of an inventory (one per inventory: concurrent requests share it). */
   readonly enqueue: (row: InventoryRow) => Promise<void>;
   /** Waits (by event) until `settled` accepts the inventory or the time is up; returns the last row read. */

@@ -72,10 +72,9 @@ export class SiteLister implements Lister<SiteTarget> {
     return this.describe(target, row, found.enqueued, awaited);
   }
 
-  async view(target: SiteTarget, row: InventoryRow): Promise<ServedView> {
-    // A cursor pins the site's inventory, but its pages are read as they are now.
-    const current = (await this.deps.store.get(row.id)) ?? row;
-    return this.describe(target, current, 0, []);
+  /** A cursor's site inventory, as the store has it now (site rows are never cached). */
+  view(target: SiteTarget, row: InventoryRow): Promise<ServedView> {
+    return Promise.resolve(this.describe(target, row, 0, []));
   }
 
   async readable(target: SiteTarget): Promise<ServedInventory> {
@@ -116,7 +115,6 @@ export class SiteLister implements Lister<SiteTarget> {
       canonicalTarget: available ? target.text : null,
       actionTarget: target.text,
       served: available ? SITE_IDENTITY : null,
-      immutable: false,
       // Every change of the row moves updatedAt; answers that admitted or awaited work are not shared.
       cacheable: enqueued === 0 && awaited.length === 0,
       generation: `${row.updatedAt.getTime()}:${row.fileCount ?? 0}`,

@@ -15,8 +15,6 @@ export interface ServedView {
   readonly actionTarget: string;
   readonly served: ListIdentityType | null;
   readonly fields: KindFields;
-  /** Whether the page may be cached (the listed snapshot can no longer change). */
-  readonly immutable: boolean;
   /** Whether the whole page may be cached under `stamp` (its fields depend on nothing else). */
   readonly cacheable: boolean;
   /** Changes whenever the kind's fields would (e.g. the indexed-versions list was refreshed). */
