@@ -1,12 +1,11 @@
-import { XMLParser } from 'fast-xml-parser';
-import pLimit, { type LimitFunction } from 'p-limit';
 import robotsModule from 'robots-parser';
 import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
-import { beginAttempt, EntryCollector } from './prepare.js';
+import { beginAttempt, EntryCollector, type Attempt } from './prepare.js';
 import type { StoredEntry } from './query.js';
 import { pageKind, parsePage } from './sources/site-page.js';
-import type { FetchOutcome, SiteFetcher } from './sources/site-fetch.js';
+import { describeFailure, speaksNoTls, type FetchOutcome, type HostLimiter, type SiteFetcher } from './sources/site-fetch.js';
+import { pagePath, parseSitemap } from './sources/site-map.js';
 import type { InventoryRow, InventoryStore } from './store.js';
 import { parseTarget, type SiteTarget } from './targets.js';
 
@@ -47,36 +46,6 @@ export type CrawlOutcome = 'done' | 'released';
 /** The product token robots.txt rules are matched against. */
 export const CRAWLER_AGENT = 'pkgscope';
 
-/** Per-host request slots shared by all crawls in a process (polite concurrency). */
-export class HostLimiter {
-  private readonly limits = new Map<string, LimitFunction>();
-  constructor(private readonly concurrency: number) {}
-
-  run<T>(host: string, work: () => Promise<T>): Promise<T> {
-    let limit = this.limits.get(host);
-    if (!limit) {
-      limit = pLimit(this.concurrency);
-      this.limits.set(host, limit);
-    }
-    const chosen = limit;
-    return chosen(work).finally(() => {
-      if (chosen.activeCount === 0 && chosen.pendingCount === 0) this.limits.delete(host);
-    });
-  }
-}
-
-/** Codes meaning "nothing speaks TLS there" (a plain-HTTP server or a closed 443), not a bad certificate. */
-const NO_TLS_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'EPROTO']);
-
-/** The site's path under its scope: '/' for the landing page, trailing slash and query bytes kept. */
-export function pagePath(url: URL, scope: string): string | null {
-  const prefix = scope === '' ? '' : `/${scope}`;
-  const { pathname } = url;
-  if (prefix !== '' && pathname !== prefix && !pathname.startsWith(`${prefix}/`)) return null;
-  const rest = pathname.slice(prefix.length).replace(/^\//, '');
-  return `${rest === '' ? '/' : rest}${url.search}`;
-}
-
 interface Frontier {
   readonly url: URL;
   readonly depth: number;
@@ -101,56 +70,20 @@ interface Tally {
   firstError: string | null;
 }
 
-function describeFailure(outcome: Extract<FetchOutcome, { ok: false }>): string {
-  switch (outcome.reason) {
-    case 'blocked':
-      return `${outcome.url.host} resolves to a non-public address, which the service does not fetch`;
-    case 'redirect_loop':
-      return `${outcome.url.href} redirects in a loop`;
-    case 'too_many_redirects':
-      return `${outcome.url.href} redirects too many times`;
-    case 'bad_redirect':
-      return `${outcome.url.href} redirects to an invalid location`;
-    case 'not_followed':
-      return `a redirect to ${outcome.url.href} was not followed`;
-    case 'timeout':
-      return `${outcome.url.host} did not answer in time`;
-    default:
-      return `${outcome.url.host} could not be reached (${outcome.code ?? 'network error'})`;
-  }
-}
-
-const xml = new XMLParser({ ignoreAttributes: true, isArray: (name) => name === 'url' || name === 'sitemap' });
-
-/** Page locations and nested sitemaps of a sitemap or sitemap index document. */
-export function parseSitemap(text: string): { pages: string[]; sitemaps: string[] } {
-  let doc: unknown;
-  try {
-    doc = xml.parse(text);
-  } catch {
-    return { pages: [], sitemaps: [] };
-  }
-  const locs = (items: unknown): string[] =>
-    Array.isArray(items)
-      ? items.flatMap((item) => {
-          const loc = (item as { loc?: unknown } | null)?.loc;
-          return typeof loc === 'string' ? [loc.trim()] : [];
-        })
-      : [];
-  const root = doc as { urlset?: { url?: unknown }; sitemapindex?: { sitemap?: unknown } };
-  return { pages: locs(root.urlset?.url), sitemaps: locs(root.sitemapindex?.sitemap) };
+/** The facts of a crawl that failed: pages of earlier crawls (if any) still stand, partially. */
+function failedFacts(row: InventoryRow, reason: string): InventoryFacts {
+  return { ...row.facts, crawlStatus: 'failed', coverage: (row.fileCount ?? 0) > 0 ? 'partial' : 'none', coverageReason: reason };
 }
 
 export async function crawlSite(id: string, deps: CrawlDeps, stop?: AbortSignal): Promise<CrawlOutcome> {
   const attempt = await beginAttempt(id, deps);
   if (attempt === null) return 'done';
-  const { claimed, log, started } = attempt;
-  const end = (failure: string, reason: string): Promise<CrawlOutcome> =>
-    attempt.end('failed', failure, { ...claimed.facts, crawlStatus: 'failed', coverage: (claimed.fileCount ?? 0) > 0 ? 'partial' : 'none', coverageReason: reason });
+  const { claimed, log } = attempt;
+  const end = (failure: string, reason: string): Promise<CrawlOutcome> => attempt.end('failed', failure, failedFacts(claimed, reason));
   const parsed = parseTarget(claimed.identity);
   if (!parsed.ok || parsed.target.kind !== 'site') return end('invalid_target', 'The stored site target cannot be parsed.');
   try {
-    return await new Crawl(parsed.target, claimed, deps, log, started, stop).run();
+    return await new Crawl(parsed.target, attempt, deps, stop).run();
   } catch (error) {
     if (error instanceof Stop) {
       if (error.why === 'shutdown') {
@@ -188,16 +121,21 @@ class Crawl {
   private robots: Robots | null = null;
   private delayMs = 0;
 
+  private readonly row: InventoryRow;
+  private readonly log: Logger;
+  private readonly started: number;
+
   constructor(
     private readonly target: SiteTarget,
-    private readonly row: InventoryRow,
+    private readonly attempt: Attempt,
     private readonly deps: CrawlDeps,
-    private readonly log: Logger,
-    private readonly started: number,
     private readonly stop: AbortSignal | undefined,
   ) {
+    this.row = attempt.claimed;
+    this.log = attempt.log;
+    this.started = attempt.started;
     this.collector = new EntryCollector(deps.store, 'repository');
-    this.deadline = started + deps.limits.maxDurationMs;
+    this.deadline = this.started + deps.limits.maxDurationMs;
   }
 
   private origin(): string {
@@ -232,7 +170,7 @@ class Crawl {
   async run(): Promise<CrawlOutcome> {
     const robotsUrl = (): URL => new URL('/robots.txt', this.origin());
     let robots = await this.fetch(robotsUrl());
-    if (!robots.ok && robots.reason === 'network' && this.speaksNoTls(robots.code)) {
+    if (!robots.ok && robots.reason === 'network' && speaksNoTls(robots.code, /:\d+$/.test(this.target.host))) {
       this.scheme = 'http';
       robots = await this.fetch(robotsUrl());
     }
@@ -255,12 +193,6 @@ class Crawl {
     }
     await this.walk(queue);
     return this.finish();
-  }
-
-  private speaksNoTls(code: string | undefined): boolean {
-    if (code === undefined) return false;
-    // A closed 443 means no TLS there, unless the target named its port (then it is just down).
-    return NO_TLS_CODES.has(code) || (code === 'ECONNREFUSED' && !/:\d+$/.test(this.target.host));
   }
 
   private async sitemapPages(): Promise<URL[]> {
@@ -402,17 +334,8 @@ class Crawl {
     await this.deps.notify(this.row.id);
   }
 
-  private async fail(failure: string, reason: string): Promise<CrawlOutcome> {
-    const facts: InventoryFacts = {
-      ...this.row.facts,
-      scheme: this.scheme,
-      crawlStatus: 'failed',
-      coverage: (this.row.fileCount ?? 0) > 0 ? 'partial' : 'none',
-      coverageReason: reason,
-    };
-    if (await this.deps.store.finishWithout(this.row.id, this.row.attempt, 'failed', failure, facts)) await this.deps.notify(this.row.id);
-    this.log.info({ failure, reason }, 'crawl failed');
-    return 'done';
+  private fail(failure: string, reason: string): Promise<CrawlOutcome> {
+    return this.attempt.end('failed', failure, { ...failedFacts(this.row, reason), scheme: this.scheme });
   }
 
   private coverage(): Pick<InventoryFacts, 'coverage' | 'coverageReason'> {

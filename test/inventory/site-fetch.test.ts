@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pagePath, parseSitemap } from '../../src/inventory/crawl.js';
+import { pagePath, parseSitemap } from '../../src/inventory/sources/site-map.js';
 import { addressPolicy, isPublicAddress, SiteFetcher, type SiteFetcherOptions } from '../../src/inventory/sources/site-fetch.js';
 import { pageKind, parsePage } from '../../src/inventory/sources/site-page.js';
 import { DocsSite } from '../helpers/docs-site.js';

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { Agent, request, type Dispatcher } from 'undici';
 
 /**
@@ -163,5 +164,52 @@ export class SiteFetcher {
   close(): Promise<void> {
     this.closing ??= this.dispatcher.close();
     return this.closing;
+  }
+}
+
+/** Per-host request slots shared by all crawls in a process (polite concurrency). */
+export class HostLimiter {
+  private readonly limits = new Map<string, LimitFunction>();
+  constructor(private readonly concurrency: number) {}
+
+  run<T>(host: string, work: () => Promise<T>): Promise<T> {
+    let limit = this.limits.get(host);
+    if (!limit) {
+      limit = pLimit(this.concurrency);
+      this.limits.set(host, limit);
+    }
+    const chosen = limit;
+    return chosen(work).finally(() => {
+      if (chosen.activeCount === 0 && chosen.pendingCount === 0) this.limits.delete(host);
+    });
+  }
+}
+
+/** Codes meaning "nothing speaks TLS there" (a plain-HTTP server or a closed 443), not a bad certificate. */
+const NO_TLS_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'EPROTO']);
+
+/** Whether a failed https attempt means the host has no TLS (so http may be tried), not a bad certificate. */
+export function speaksNoTls(code: string | undefined, portGiven: boolean): boolean {
+  if (code === undefined) return false;
+  // A closed 443 means no TLS there, unless the target named its port (then it is just down).
+  return NO_TLS_CODES.has(code) || (code === 'ECONNREFUSED' && !portGiven);
+}
+
+export function describeFailure(outcome: Extract<FetchOutcome, { ok: false }>): string {
+  switch (outcome.reason) {
+    case 'blocked':
+      return `${outcome.url.host} resolves to a non-public address, which the service does not fetch`;
+    case 'redirect_loop':
+      return `${outcome.url.href} redirects in a loop`;
+    case 'too_many_redirects':
+      return `${outcome.url.href} redirects too many times`;
+    case 'bad_redirect':
+      return `${outcome.url.href} redirects to an invalid location`;
+    case 'not_followed':
+      return `a redirect to ${outcome.url.href} was not followed`;
+    case 'timeout':
+      return `${outcome.url.host} did not answer in time`;
+    default:
+      return `${outcome.url.host} could not be reached (${outcome.code ?? 'network error'})`;
   }
 }
