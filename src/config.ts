@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REGISTRY_KEYS, type RegistryKey } from './sbom/ecosystems/types.js';
 
 /**
  * Configuration: the environment, parsed once into a typed, frozen object.
@@ -53,6 +54,8 @@ export interface Config {
   /** Test hook: workers hold every job when it enters this phase, until they are killed. */
   readonly testHoldPhase: 'resolving' | 'enriching' | 'rendering' | null;
   readonly gitHosts: Readonly<Record<GitHostKind, string>>;
+  /** Base URLs of the registries of every ecosystem but npm (`PACKAGE_REGISTRIES`). */
+  readonly packageRegistries: Readonly<Record<RegistryKey, string>>;
   /** Bare repository caches of the workers (one per repository, most recently used kept). */
   readonly gitCacheDir: string;
   readonly gitTimeoutMs: number;
@@ -105,6 +108,24 @@ export class ConfigError extends Error {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The public origins of the registries of every ecosystem but npm (npm's own configuration names
+ * npm's). `PACKAGE_REGISTRIES` replaces any of them; the real API paths are appended unchanged.
+ */
+export const DEFAULT_PACKAGE_REGISTRIES: Readonly<Record<RegistryKey, string>> = {
+  pypi: 'https://pypi.org',
+  crates: 'https://crates.io',
+  go: 'https://proxy.golang.org',
+  maven: 'https://repo.maven.apache.org/maven2',
+  rubygems: 'https://rubygems.org',
+  nuget: 'https://api.nuget.org/v3/index.json',
+  packagist: 'https://repo.packagist.org',
+  pub: 'https://pub.dev',
+  hex: 'https://hex.pm',
+  hex_repo: 'https://repo.hex.pm',
+  cocoapods: 'https://cdn.cocoapods.org',
+};
 
 const DEFAULT_GIT_HOSTS: Record<GitHostKind, string> = {
   github: 'https://github.com',
@@ -211,30 +232,35 @@ class EnvReader {
   }
 
   gitHosts(name: string): Record<GitHostKind, string> {
+    return this.urlMap(name, GIT_HOST_KINDS, DEFAULT_GIT_HOSTS, ['http:', 'https:', 'file:']);
+  }
+
+  /** A JSON object from known keys to base URLs; keys it omits keep their defaults. */
+  urlMap<K extends string>(name: string, keys: readonly K[], defaults: Readonly<Record<K, string>>, protocols: readonly string[]): Record<K, string> {
     const value = this.raw(name);
-    if (value === undefined) return { ...DEFAULT_GIT_HOSTS };
-    const expected = `a JSON object mapping ${GIT_HOST_KINDS.join('/')} to http(s) or file URLs`;
+    const result: Record<K, string> = { ...defaults };
+    if (value === undefined) return result;
+    const expected = `a JSON object mapping ${keys.join('/')} to ${protocols.map((p) => p.replace(':', '')).join(' or ')} URLs`;
     let parsed: unknown;
     try {
       parsed = JSON.parse(value);
     } catch {
       this.fail(name, expected, value);
-      return { ...DEFAULT_GIT_HOSTS };
+      return result;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       this.fail(name, expected, value);
-      return { ...DEFAULT_GIT_HOSTS };
+      return result;
     }
-    const hosts = { ...DEFAULT_GIT_HOSTS };
-    for (const [kind, base] of Object.entries(parsed)) {
-      const known = GIT_HOST_KINDS.find((k) => k === kind);
-      if (known === undefined || typeof base !== 'string' || !isUrl(base, ['http:', 'https:', 'file:'])) {
+    for (const [key, base] of Object.entries(parsed)) {
+      const known = keys.find((k) => k === key);
+      if (known === undefined || typeof base !== 'string' || !isUrl(base, protocols)) {
         this.fail(name, expected, value);
-        return { ...DEFAULT_GIT_HOSTS };
+        return { ...defaults };
       }
-      hosts[known] = base.replace(/\/+$/, '');
+      result[known] = base.replace(/\/+$/, '');
     }
-    return hosts;
+    return result;
   }
 }
 
@@ -301,6 +327,7 @@ export function loadConfig(env: Env = process.env): Config {
     authCacheMs: r.integer('AUTH_CACHE_MS', 2_000, 0, 300_000),
     testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering'] as const),
     gitHosts: r.gitHosts('GIT_HOSTS'),
+    packageRegistries: r.urlMap('PACKAGE_REGISTRIES', REGISTRY_KEYS, DEFAULT_PACKAGE_REGISTRIES, ['http:', 'https:']),
     gitCacheDir: r.string('GIT_CACHE_DIR', join(tmpdir(), 'pkgscope-git')),
     gitTimeoutMs: r.integer('GIT_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     gitRefsTtlMs: r.integer('GIT_REFS_TTL_MS', 30_000, 0, 3_600_000),
@@ -331,6 +358,7 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze({
     ...config,
     gitHosts: Object.freeze(config.gitHosts),
+    packageRegistries: Object.freeze(config.packageRegistries),
     crawl: Object.freeze(config.crawl),
     ops: Object.freeze(config.ops),
     rateLimit: Object.freeze(config.rateLimit),

@@ -53,11 +53,13 @@ export function readManifest(path: string, data: unknown): Manifest {
   };
 }
 
+export type DependencyField = 'dependencies' | 'devDependencies' | 'optionalDependencies' | 'peerDependencies';
+
 export interface DeclaredDependency {
   readonly name: string;
   readonly range: string;
   readonly kind: EdgeKind;
-  readonly field: Declaration['kind'];
+  readonly field: DependencyField;
 }
 
 /**
@@ -66,7 +68,7 @@ export interface DeclaredDependency {
  */
 export function declaredDependencies(manifest: Manifest): DeclaredDependency[] {
   const result = new Map<string, DeclaredDependency>();
-  const add = (field: Declaration['kind'], kind: EdgeKind): void => {
+  const add = (field: DependencyField, kind: EdgeKind): void => {
     for (const [name, range] of Object.entries(manifest[field])) {
       if (!result.has(name)) result.set(name, { name, range, kind, field });
     }

@@ -22,6 +22,8 @@ export interface Edge {
 export interface Occurrence {
   /** Unique within one analysis; used as the CycloneDX bom-ref and the SPDX id seed. */
   readonly ref: string;
+  /** The ecosystem that built it: its purl type (`npm`, `pypi`, `cargo`, `golang`, …). */
+  readonly ecosystem: string;
   /** The real package name (an alias is installed under another name; see `alias`). */
   readonly name: string;
   readonly version: string | null;
@@ -39,6 +41,11 @@ export interface Occurrence {
   dev: boolean;
   /** Only optional dependencies lead to it (it may be absent). */
   optional: boolean;
+  /**
+   * Whether the files say if it ships: false where a lockfile records no scope and no manifest
+   * tells (a Cargo.lock or go.mod alone), so the documents state no scope rather than guess one.
+   */
+  scopeKnown: boolean;
   readonly peer: boolean;
   /** License as the lockfile records it (package-lock v2+), before normalisation. */
   readonly license: string | null;
@@ -52,8 +59,15 @@ export interface Occurrence {
 export interface Declaration {
   readonly manifest: string;
   readonly name: string;
+  /** The requirement as declared (a range, a specifier, a URL); empty when none was given. */
   readonly range: string;
-  readonly kind: 'dependencies' | 'devDependencies' | 'optionalDependencies' | 'peerDependencies';
+  /**
+   * Where it was declared, in the ecosystem's own words: npm's `dependencies`, `devDependencies`…;
+   * Python's `dependencies`, `optional:<extra>`, `group:<name>`; Cargo's `dev-dependencies`…
+   */
+  readonly kind: string;
+  /** The ecosystem (purl type); absent means npm, for documents written before there were others. */
+  readonly ecosystem?: string;
 }
 
 export interface LockfileRecord {

@@ -102,6 +102,9 @@ export function classifySpec(spec: string): OccurrenceSource {
 
 export interface OccurrenceInit {
   readonly ref: string;
+  /** Defaults to npm: the JavaScript parsers were written before the other ecosystems. */
+  readonly ecosystem?: string;
+  readonly scopeKnown?: boolean;
   readonly name: string;
   readonly version: string | null;
   readonly installPath: string;
@@ -119,6 +122,8 @@ export interface OccurrenceInit {
 
 export function occurrence(init: OccurrenceInit): Occurrence {
   return {
+    ecosystem: 'npm',
+    scopeKnown: true,
     alias: null,
     resolved: null,
     integrity: null,

@@ -1,0 +1,104 @@
+import type { MetadataClient } from '../enrich-types.js';
+import type { Declaration, Inventory, Occurrence } from '../model.js';
+import type { InputFile } from '../types.js';
+
+/**
+ * The seam every ecosystem plugs into. One module per ecosystem under `src/sbom/ecosystems/<id>/`
+ * owns detection (by name and content), lockfile parsing, manifest reading, optional resolution of
+ * manifests without a lockfile, purls, scopes and its registry metadata client. The pipeline
+ * (detect → build → enrich → render → validate) knows no ecosystem.
+ */
+
+/** The ecosystem's purl type (`npm`, `pypi`, `cargo`, `golang`, …): also its identity here. */
+export type EcosystemId = string;
+
+/** Keys of `PACKAGE_REGISTRIES`: the registries whose base URLs are configurable. */
+export const REGISTRY_KEYS = ['pypi', 'crates', 'go', 'maven', 'rubygems', 'nuget', 'packagist', 'pub', 'hex', 'hex_repo', 'cocoapods'] as const;
+export type RegistryKey = (typeof REGISTRY_KEYS)[number];
+
+/** What an ecosystem says of a file it recognises. */
+export interface Claim {
+  /** The ecosystem's own name of the format, e.g. `poetry-lock`, `cargo-lock`, `go-mod`. */
+  readonly kind: string;
+  /**
+   * `lockfile`: records resolved packages; `manifest`: declares requirements; `auxiliary`: read
+   * only beside the others (go.sum, pnpm-workspace.yaml, a `-c` constraints file).
+   */
+  readonly role: 'lockfile' | 'manifest' | 'auxiliary';
+}
+
+export interface ClaimedFile extends Claim {
+  readonly path: string;
+  readonly content: string;
+}
+
+/** One thing wrong with one uploaded file, in the caller's terms (no stack, no internal URL). */
+export interface FileProblem {
+  readonly path: string;
+  /** A stable code: `malformed`, `unsupported_version`, `limit_exceeded`, `unresolvable`, … */
+  readonly reason: string;
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+  /** The package the problem is about, when it is about one. */
+  readonly package?: string;
+}
+
+export interface BuildContext {
+  readonly signal?: AbortSignal;
+  /** Called once for each manifest the build has finished with (progress counts). */
+  readonly onManifestDone: () => void;
+}
+
+/** An ecosystem's share of the analysis. */
+export interface EcosystemInventory {
+  readonly inventory: Inventory;
+  /** Files it claimed but could not use, and requirements it could not resolve. */
+  readonly problems: readonly FileProblem[];
+}
+
+export interface Ecosystem {
+  readonly id: EcosystemId;
+  /** Shown to people (text format, notices): `npm`, `Python`, `Rust`, `Go`. */
+  readonly label: string;
+  /**
+   * Recognises a file by name and content. Never guesses across ecosystems: a file with another
+   * ecosystem's well-known name (a NuGet `packages.lock.json`, a `composer.json`) is not claimed.
+   * Must be cheap and must not throw: a recognised but malformed file is claimed, and `build`
+   * reports it as a problem.
+   */
+  claim(file: InputFile): Claim | null;
+  /** Parses and resolves the claimed files (every one of them, in upload order) into occurrences. */
+  build(files: readonly ClaimedFile[], ctx: BuildContext): Promise<EcosystemInventory>;
+  /** The package URL of an occurrence this ecosystem built; null when it has none (a local path). */
+  purl(occurrence: Occurrence): string | null;
+  /** Registry metadata for enrichment; null when the ecosystem has no registry or runs offline. */
+  readonly metadata: MetadataClient | null;
+  /** Manifests among the claimed files (progress: manifests_total). */
+  countManifests?(files: readonly ClaimedFile[]): number;
+}
+
+/** A requirement kept unresolved, with the ecosystem's own word for where it was declared. */
+export type EcosystemDeclaration = Declaration;
+
+export interface RegistryGetOptions {
+  readonly signal?: AbortSignal;
+  readonly accept?: string;
+}
+
+/**
+ * HTTP access to one registry, given to an ecosystem's factory (so the module stays pure). A
+ * missing document (404, 410) is null; 5xx, 429, timeouts and network failures throw
+ * `TransientAnalysisError`; any other status throws `RegistryResponseError`. Every call is bounded
+ * by a deadline and a response size.
+ */
+export interface RegistryHttp {
+  text(url: string, options?: RegistryGetOptions): Promise<string | null>;
+  json(url: string, options?: RegistryGetOptions): Promise<unknown>;
+}
+
+/** A registry's base URL (from `PACKAGE_REGISTRIES`) with the HTTP access to reach it. */
+export interface RegistryEndpoint {
+  readonly base: string;
+  readonly http: RegistryHttp;
+}
