@@ -2,11 +2,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Arborist from '@npmcli/arborist';
-import type { StandaloneResolver } from '../sbom/analyze.js';
-import type { StandaloneOutcome, StandaloneProject } from '../sbom/inventory.js';
-import type { Manifest } from '../sbom/manifest.js';
-import { dirname } from '../sbom/parsers/common.js';
-import { parseNpmLock, type PackageLock } from '../sbom/parsers/npm-lock.js';
+import type { StandaloneOutcome, StandaloneProject, StandaloneResolver } from '../sbom/ecosystems/npm/build.js';
+import { dirname } from '../sbom/ecosystems/npm/common.js';
+import type { Manifest } from '../sbom/ecosystems/npm/manifest.js';
+import { parseNpmLock, type PackageLock } from '../sbom/ecosystems/npm/parse-npm-lock.js';
 import { TransientAnalysisError } from '../sbom/types.js';
 import type { NpmOptions } from './npm-options.js';
 

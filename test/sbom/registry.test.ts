@@ -85,8 +85,8 @@ describe('enrichment', () => {
   it('shares in-flight fetches and respects the concurrency limit', async () => {
     const slow = await startFixtureRegistry({ latencyMs: 40, fallback: () => ({ license: 'MIT' }) });
     try {
-      const enricher = new RegistryEnricher(npmMetadataClient(await slow.npmOptions()), null, 4);
-      const coords = Array.from({ length: 24 }, (_, i) => ({ name: `pkg${i}`, version: '1.0.0' }));
+      const enricher = new RegistryEnricher(new Map([['npm', npmMetadataClient(await slow.npmOptions())]]), null, 4);
+      const coords = Array.from({ length: 24 }, (_, i) => ({ ecosystem: 'npm', name: `pkg${i}`, version: '1.0.0' }));
       const [a, b] = await Promise.all([enricher.enrich(coords, () => undefined, undefined), enricher.enrich(coords, () => undefined, undefined)]);
       expect(a.metadata.size).toBe(24);
       expect(b.metadata.size).toBe(24);
