@@ -134,6 +134,10 @@ export async function sbomCommand(
   } catch (error) {
     if (error instanceof AnalysisError) {
       io.err(`pkgscope: analysis failed: ${error.code}`);
+      for (const p of error.problems) {
+        const at = p.line === undefined ? '' : `:${p.line}${p.column === undefined ? '' : `:${p.column}`}`;
+        io.err(`  ${p.path}${at}: ${p.message}${p.package === undefined ? '' : ` (${p.package})`} [${p.reason}]`);
+      }
       return 1;
     }
     throw error;
