@@ -153,9 +153,9 @@ describe('diagnostics over HTTP', () => {
       expect(res.statusCode).toBe(422);
       const body = res.json<{ failure_code: string; detail: string; diagnostics: unknown[] }>();
       expect(body).toMatchObject({ code: 'ANALYSIS_FAILED', failure_code: 'no_manifest_evidence', detail: 'The analysis failed; failure_code tells why.' });
-      expect(body.diagnostics).toEqual([
-        { path: 'src/App/packages.lock.json', reason: 'not_recognised', message: expect.any(String), line: null, column: null, package: null },
-        { path: 'package-lock.json', reason: 'malformed', message: expect.any(String), line: null, column: null, package: null },
+      expect(body.diagnostics).toMatchObject([
+        { path: 'src/App/packages.lock.json', reason: 'not_recognised', line: null, column: null, package: null },
+        { path: 'package-lock.json', reason: 'malformed', line: null, column: null, package: null },
       ]);
       expect(JSON.stringify(body)).not.toMatch(/at .*\.ts:\d+|node_modules/);
     } finally {
