@@ -67,22 +67,19 @@ function describeImpossible(error: unknown, code: string): string {
  * dropped recorded; null when no manifest declares it (a transitive dependency is at fault).
  */
 function withoutRequirement(project: StandaloneProject, name: string, dropped: Declaration[]): StandaloneProject | null {
-  let found = false;
+  const before = dropped.length;
   const strip = (m: Manifest): Manifest => {
     const raw: Record<string, unknown> = { ...m.raw };
     for (const field of DEPENDENCY_FIELDS) {
       const range = m[field][name];
       if (range === undefined) continue;
-      found = true;
       dropped.push({ manifest: m.path, name, range, kind: field });
-      const rest: Record<string, string> = { ...m[field] };
-      delete rest[name];
-      raw[field] = rest;
+      raw[field] = Object.fromEntries(Object.entries(m[field]).filter(([key]) => key !== name));
     }
     return readManifest(m.path, raw);
   };
   const next = { manifest: strip(project.manifest), members: project.members.map(strip) };
-  return found ? next : null;
+  return dropped.length > before ? next : null;
 }
 
 async function writeProject(root: string, project: StandaloneProject): Promise<Map<string, Manifest>> {
