@@ -219,13 +219,22 @@ describe('modules of one repository uploaded together without go.work', () => {
 });
 
 describe('claiming files', () => {
-  it('claims Go’s file names only', () => {
-    const claim = (path: string) => eco.claim({ path, content: '' });
-    expect(claim('go.mod')).toEqual({ kind: 'go-mod', role: 'lockfile' });
-    expect(claim('svc/go.sum')).toEqual({ kind: 'go-sum', role: 'auxiliary' });
-    expect(claim('go.work')).toEqual({ kind: 'go-work', role: 'auxiliary' });
-    expect(claim('go.work.sum')).toEqual({ kind: 'go-sum', role: 'auxiliary' });
+  it('claims Go’s file names, and renamed Go files by their content', () => {
+    const claim = (path: string, content = '') => eco.claim({ path, content });
+    expect(claim('go.mod')).toEqual({ kind: 'go-mod', role: 'lockfile', by: 'name' });
+    expect(claim('svc/go.sum')).toEqual({ kind: 'go-sum', role: 'auxiliary', by: 'name' });
+    expect(claim('go.work')).toEqual({ kind: 'go-work', role: 'auxiliary', by: 'name' });
+    expect(claim('go.work.sum')).toEqual({ kind: 'go-sum', role: 'auxiliary', by: 'name' });
     for (const other of ['go.mod.bak', 'package.json', 'Cargo.lock', 'vendor/modules.txt', 'notgo.mod']) expect(claim(other)).toBeNull();
-    expect(eco.countManifests?.([{ path: 'go.mod', content: '', kind: 'go-mod', role: 'lockfile' }, { path: 'go.sum', content: '', kind: 'go-sum', role: 'auxiliary' }])).toBe(1);
+    const [goMod, goSum] = [goFixture('module')[0]?.content ?? '', goFixture('module')[1]?.content ?? ''];
+    expect(claim('backend.go.mod', goMod)).toEqual({ kind: 'go-mod', role: 'lockfile', by: 'content' });
+    expect(claim('checksums.txt', goSum)).toEqual({ kind: 'go-sum', role: 'auxiliary', by: 'content' });
+    expect(claim('notes.txt', 'module thinking\nis hard\n')).toBeNull();
+    expect(claim('notes.txt', '\n'.repeat(5000))).toBeNull();
+    const files = [
+      { path: 'go.mod', content: '', kind: 'go-mod', role: 'lockfile', by: 'name' },
+      { path: 'go.sum', content: '', kind: 'go-sum', role: 'auxiliary', by: 'name' },
+    ] as const;
+    expect(eco.countManifests?.(files)).toBe(1);
   });
 });

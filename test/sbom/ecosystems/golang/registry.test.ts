@@ -3,7 +3,7 @@ import { golangEcosystem } from '../../../../src/sbom/ecosystems/golang/index.js
 import { escapeModulePart } from '../../../../src/sbom/ecosystems/golang/registry.js';
 import { registryHttp } from '../../../../src/registry/http.js';
 import { TransientAnalysisError } from '../../../../src/sbom/types.js';
-import { startGoProxy, type GoProxy, type GoProxyOptions } from '../../../helpers/go-proxy.js';
+import { startGoProxy, type GoProxyOptions } from '../../../helpers/go-proxy.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -68,11 +68,12 @@ describe('Go module proxy metadata', () => {
   });
 
   it('fails fast on a proxy that does not answer: the HTTP client’s deadline ends the request', async () => {
-    let proxy: GoProxy | undefined;
-    const http = registryHttp({ timeoutMs: 300, retries: 0 });
-    ({ proxy } = await clientFor({ hang: true }, http));
-    const metadata = golangEcosystem({ base: proxy.url, http }).metadata;
-    await expect(metadata?.fetch('github.com/BurntSushi/toml', 'v1.4.0')).rejects.toBeInstanceOf(TransientAnalysisError);
+    const { proxy, metadata } = await clientFor({ hang: true }, registryHttp({ timeoutMs: 300, retries: 0 }));
+    const failure = metadata.fetch('github.com/BurntSushi/toml', 'v1.4.0');
+    await expect(failure).rejects.toBeInstanceOf(TransientAnalysisError);
+    await expect(failure).rejects.toThrow('registry did not answer in time');
+    // The request reached the proxy: it was the deadline, not a refused connection, that ended it.
+    expect(proxy.requests).toEqual(['/github.com/!burnt!sushi/toml/@v/v1.4.0.info']);
   });
 
   it('escapes upper case in paths and versions as the go command does', () => {
