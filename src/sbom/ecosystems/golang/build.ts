@@ -191,7 +191,7 @@ export function resolveGroup(group: ModuleGroup, builder: GraphBuilder, roots: M
       if (hash !== undefined) facts['go_sum'] = hash;
       const tool = toolOf.get(path);
       if (tool !== undefined) facts['tool'] = tool;
-      target = builder.add(key, { name, version, source: 'registry', installPath: name, facts });
+      target = builder.add(key, { name, version, source: 'registry', facts });
     }
     for (const { root, version } of s.from) builder.edge(root, target, 'prod', version);
   }
