@@ -90,6 +90,10 @@ function groupsOf(parsed: Parsed, notices: string[]): ModuleGroup[] {
   for (const m of parsed.mods) {
     if (!taken.has(m)) groups.push({ work: null, members: [m], sums: (sumsByDir.get(m.dir) ?? []).filter((s) => s.path.endsWith('go.sum')) });
   }
+  const used = new Set(groups.flatMap((g) => g.sums));
+  for (const s of parsed.sums) {
+    if (!used.has(s)) notices.push(`${s.path} was not used: no ${s.path.endsWith('go.work.sum') ? 'go.work' : 'go.mod'} beside it was read`);
+  }
   return groups;
 }
 
@@ -107,6 +111,9 @@ async function build(files: readonly ClaimedFile[], ctx: BuildContext): Promise<
     mergeInventory(inventory, builder.finish({ kind: group.work === null ? 'go.mod' : 'go.work', version, scopes: 'unknown' }));
     for (const _ of group.members) ctx.onManifestDone();
   }
+  // A go.mod that could not be read is finished with too (progress counts every manifest).
+  const goMods = new Set(files.filter((f) => f.kind === 'go-mod').map((f) => f.path));
+  for (const p of parsed.problems) if (goMods.has(p.path)) ctx.onManifestDone();
   return { inventory, problems: parsed.problems };
 }
 

@@ -1,4 +1,4 @@
-import { checkBounds, GO_FILE_LIMITS, GoFileError } from './syntax.js';
+import { checkBounds, GO_FILE_LIMITS, GoFileError, withoutBom } from './syntax.js';
 import { isGoVersion } from './version.js';
 
 /**
@@ -15,7 +15,8 @@ export interface GoSum {
   readonly versions: ReadonlySet<string>;
 }
 
-export function parseGoSum(text: string): GoSum {
+export function parseGoSum(raw: string): GoSum {
+  const text = withoutBom(raw);
   checkBounds(text);
   const content = new Map<string, string>();
   const versions = new Set<string>();

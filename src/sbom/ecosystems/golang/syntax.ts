@@ -53,6 +53,11 @@ export interface Statement {
 
 const PUNCT = new Set(['(', ')', '[', ']', '{', '}', ',']);
 
+/** Editors on Windows may start a file with a byte-order mark; the go command's reader never sees one. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /** Checks the bounds every Go file shares, before any parsing. */
 export function checkBounds(text: string): void {
   if (text.length > GO_FILE_LIMITS.bytes) {
@@ -173,7 +178,8 @@ function* lex(text: string): Generator<Lexeme> {
  * `verb (` at the end of a line opens a block that a `)` alone on its line closes; a `(` elsewhere
  * is an ordinary token.
  */
-export function readStatements(text: string): Statement[] {
+export function readStatements(raw: string): Statement[] {
+  const text = withoutBom(raw);
   checkBounds(text);
   const out: Statement[] = [];
   const tokens = lex(text);

@@ -238,3 +238,27 @@ describe('claiming files', () => {
     expect(eco.countManifests?.(files)).toBe(1);
   });
 });
+
+describe('edges of the upload', () => {
+  it('keeps absolute replacement directories absolute, and names a go.sum nothing uses', async () => {
+    const result = await buildGo([
+      { path: 'svc/go.mod', content: 'module example.com/svc\n\ngo 1.22\n\nrequire (\n\texample.com/a v1.0.0\n\texample.com/b v1.0.0\n)\n\nreplace example.com/a => /srv/src/a\n\nreplace example.com/b => C:\\src\\b\n' },
+      { path: 'other/go.sum', content: 'github.com/pkg/errors v0.9.1 h1:FEBLx1zS214owpjy7qsBeixbURkuhQAwrK5UwLGTwt4=\n' },
+    ]);
+    expect(rootsOf(result).map((o) => o.installPath)).toEqual(['svc', '/srv/src/a', 'C:/src/b']);
+    expect(result.inventory.notices).toContain('other/go.sum was not used: no go.mod beside it was read');
+  });
+
+  it('counts every go.mod as finished, the unreadable ones too', async () => {
+    let done = 0;
+    const files = [
+      { path: 'a/go.mod', content: 'module a\n' },
+      { path: 'b/go.mod', content: 'module\n' },
+    ];
+    await eco.build(
+      files.map((f) => ({ ...f, ...eco.claim(f)! })),
+      { onManifestDone: () => void done++ },
+    );
+    expect(done).toBe(2);
+  });
+});

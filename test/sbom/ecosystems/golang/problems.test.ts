@@ -57,7 +57,7 @@ describe('files that cannot be read', () => {
   });
 
   it('reads quoted paths, raw strings, CRLF line ends and comments after block parens as the go command does', () => {
-    const mod = parseGoMod('module `example.com/a`\r\n\r\nrequire ( // deps\r\n\t"example.com/b" v1.0.0 // indirect\r\n) // end\r\nrequire example.com/c v1.0.0 //indirect\r\n');
+    const mod = parseGoMod('\uFEFFmodule `example.com/a`\r\n\r\nrequire ( // deps\r\n\t"example.com/b" v1.0.0 // indirect\r\n) // end\r\nrequire example.com/c v1.0.0 //indirect\r\n');
     expect(mod.module).toBe('example.com/a');
     expect(mod.requires.map((r) => [r.path, r.version, r.indirect])).toEqual([
       ['example.com/b', 'v1.0.0', true],
