@@ -257,7 +257,11 @@ describe('edges of the upload', () => {
     ];
     await eco.build(
       files.map((f) => ({ ...f, ...eco.claim(f)! })),
-      { onManifestDone: () => void done++ },
+      {
+        onManifestDone: () => {
+          done++;
+        },
+      },
     );
     expect(done).toBe(2);
   });
