@@ -38,8 +38,7 @@ function repositoryOf(info: Record<string, unknown>): string | null {
   return url !== null && /^(https?|git|ssh):\/\//.test(url) ? url : null;
 }
 
-async function lifecycle(http: RegistryHttp, moduleUrl: string, version: string, signal?: AbortSignal): Promise<string | null> {
-  const latest = await http.json(`${moduleUrl}/@latest`, { signal });
+async function lifecycle(http: RegistryHttp, moduleUrl: string, version: string, latest: unknown, signal?: AbortSignal): Promise<string | null> {
   const latestVersion = isRecord(latest) ? text(latest['Version']) : null;
   if (latestVersion === null) return null;
   const mod = await http.text(`${moduleUrl}/@v/${encodeURIComponent(escapeModulePart(latestVersion))}.mod`, { signal, accept: 'text/plain' });
@@ -61,12 +60,16 @@ export function goProxyMetadata(registry: RegistryEndpoint): MetadataClient {
   return {
     async fetch(name: string, version: string, signal?: AbortSignal): Promise<PackageMetadata | null> {
       const moduleUrl = `${base}/${name.split('/').map((seg) => encodeURIComponent(escapeModulePart(seg))).join('/')}`;
+      // `@latest` does not depend on `.info`: both in flight at once, two round trips in all.
+      const latest = registry.http.json(`${moduleUrl}/@latest`, { signal });
+      // Awaited below unless the version is missing; an early failure must not go unhandled.
+      void latest.catch(() => undefined);
       const info = await registry.http.json(`${moduleUrl}/@v/${encodeURIComponent(escapeModulePart(version))}.info`, { signal });
       if (!isRecord(info)) return null;
       return {
         ...EMPTY_METADATA,
         repository: repositoryOf(info),
-        deprecated: await lifecycle(registry.http, moduleUrl, version, signal),
+        deprecated: await lifecycle(registry.http, moduleUrl, version, await latest, signal),
       };
     },
   };
