@@ -86,10 +86,19 @@ interface Placed {
 class Replacements {
   private readonly any = new Map<string, Placed>();
   private readonly exact = new Map<string, Placed>();
-  add(rule: Replacement, dir: string): void {
+  /**
+   * Adds a rule; returns the replaced module when an earlier rule sent it elsewhere. The go command
+   * refuses such conflicts unless go.work decides (`override`); here the later rule wins, named.
+   */
+  add(rule: Replacement, dir: string, override = false): string | null {
     const placed = { rule, dir };
-    if (rule.old.version === null) this.any.set(rule.old.path, placed);
-    else this.exact.set(`${rule.old.path}@${rule.old.version}`, placed);
+    const map = rule.old.version === null ? this.any : this.exact;
+    const key = rule.old.version === null ? rule.old.path : `${rule.old.path}@${rule.old.version}`;
+    const before = map.get(key);
+    map.set(key, placed);
+    if (override || before === undefined) return null;
+    const target = (p: Placed): string => (p.rule.new.version === null ? `dir:${joinDir(p.dir, p.rule.new.path)}` : `${p.rule.new.path}@${p.rule.new.version}`);
+    return target(before) === target(placed) ? null : key;
   }
   /** A version-specific replacement wins over one for every version (https://go.dev/ref/mod#go-mod-file-replace). */
   find(path: string, version: string): Placed | undefined {
@@ -134,14 +143,27 @@ export function resolveGroup(group: ModuleGroup, builder: GraphBuilder, roots: M
   const replacements = new Replacements();
   const excluded = new Set<string>();
   const members = new Map<string, Occurrence>();
+  const conflicts = new Set<string>();
   for (const m of group.members) {
-    for (const r of m.mod.replaces) replacements.add(r, m.dir);
+    for (const r of m.mod.replaces) {
+      const conflict = replacements.add(r, m.dir);
+      if (conflict !== null) conflicts.add(conflict);
+    }
     for (const e of m.mod.excludes) excluded.add(`${e.path}@${e.version}`);
     const root = roots.get(m);
     if (root) members.set(m.mod.module, root);
   }
   // go.work's replacements override those of its modules.
-  if (group.work) for (const r of group.work.work.replaces) replacements.add(r, group.work.dir);
+  if (group.work) {
+    for (const r of group.work.work.replaces) {
+      replacements.add(r, group.work.dir, true);
+      // go.work's rule settles what its modules disagree on (for every version, or for one).
+      for (const c of conflicts) if (c === r.old.path || c === `${r.old.path}@${r.old.version ?? ''}` || (r.old.version === null && c.startsWith(`${r.old.path}@`))) conflicts.delete(c);
+    }
+  }
+  if (conflicts.size > 0) {
+    builder.notice(`${group.work?.path ?? group.members[0]?.path ?? 'go.mod'}: conflicting replacements for ${[...conflicts].slice(0, 10).join(', ')}; the last one was applied`);
+  }
 
   const selected = new Map<string, Selected>();
   for (const m of group.members) {

@@ -266,3 +266,21 @@ describe('edges of the upload', () => {
     expect(done).toBe(2);
   });
 });
+
+describe('conflicting replacements', () => {
+  const member = (dir: string, fork: string) => ({
+    path: `${dir}/go.mod`,
+    content: `module example.com/${dir}\n\ngo 1.22\n\nrequire github.com/pkg/errors v0.9.1\n\nreplace github.com/pkg/errors => ${fork} v0.9.2\n`,
+  });
+
+  it('applies the later one and names the conflict, unless go.work decides', async () => {
+    const work = (extra: string) => ({ path: 'go.work', content: `go 1.22\n\nuse (\n\t./a\n\t./b\n)\n${extra}` });
+    const conflicting = await buildGo([work(''), member('a', 'github.com/fork1/errors'), member('b', 'github.com/fork2/errors')]);
+    expect(components(conflicting).map(coordinate)).toEqual(['github.com/fork2/errors@v0.9.2']);
+    expect(conflicting.inventory.notices).toContain('go.work: conflicting replacements for github.com/pkg/errors; the last one was applied');
+    const decided = await buildGo([work('\nreplace github.com/pkg/errors => github.com/fork3/errors v0.9.3\n'), member('a', 'github.com/fork1/errors'), member('b', 'github.com/fork2/errors')]);
+    expect(components(decided).map(coordinate)).toEqual(['github.com/fork3/errors@v0.9.3']);
+    // go.work's rule settles what the members disagree on, as the go command accepts it.
+    expect(decided.inventory.notices.some((n) => n.includes('conflicting'))).toBe(false);
+  });
+});
