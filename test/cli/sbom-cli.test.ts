@@ -26,9 +26,11 @@ describe('pkgscope sbom', () => {
     expect(result.code).toBe(0);
     const validator = new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot7);
     expect(await validator.validate(result.stdout)).toBeNull();
-    const bom = JSON.parse(result.stdout) as { components: { name: string; group?: string }[] };
+    const bom = JSON.parse(result.stdout) as { metadata: { component?: { type: string } }; components: { name: string; group?: string }[] };
     const names = bom.components.map((c) => (c.group ? `${c.group}/${c.name}` : c.name));
-    expect(names).toHaveLength(18);
+    // 17 packages and workspace members; the workspace root is the document's subject.
+    expect(names).toHaveLength(17);
+    expect(bom.metadata.component?.type).toBe('application');
     expect(names).toEqual(expect.arrayContaining(['@fx/a', '@fx/b', 'lodash', 'react']));
   });
 
