@@ -128,7 +128,8 @@ export function startGroup(group: ModuleGroup, ctx: GroupContext): { builder: Gr
       name: m.mod.module,
       version: null,
       source: group.work === null ? 'root' : 'workspace',
-      installPath: m.dir === '' ? '.' : m.dir,
+      // The module's directory in the upload; '' at the top, as every ecosystem's root project.
+      installPath: m.dir,
       facts: moduleRootFacts(m),
     });
     roots.set(m, root);

@@ -46,7 +46,7 @@ describe('a main module (go.mod with every directive, go.sum)', () => {
     const result = await buildGo(files);
     const roots = rootsOf(result).map((o) => [o.name, o.version, o.source, o.installPath]);
     expect(roots).toEqual([
-      ['github.com/acme/widget/v2', null, 'root', '.'],
+      ['github.com/acme/widget/v2', null, 'root', ''],
       ['github.com/acme/widget-internal', null, 'workspace', 'internal/widget'],
       ['github.com/acme/shared', null, 'workspace', '../shared'],
     ]);

@@ -26,6 +26,7 @@ interface Component {
   properties?: { name: string; value: string }[];
 }
 interface Bom {
+  metadata: { component?: Component };
   components: Component[];
   dependencies: { ref: string; dependsOn?: string[] }[];
   compositions: { aggregate: string }[];
@@ -75,8 +76,11 @@ describe('Go facts in the documents', () => {
     expect(prop(mux, 'service:replaces')).toBe('github.com/gorilla/mux@v1.8.1');
     expect(prop(mux, 'service:go_sum')).toMatch(/^h1:/);
     expect(prop(bom.components.find((c) => c.name === 'github.com/prometheus/common'), 'service:indirect')).toBe('true');
-    const main = bom.components.find((c) => c.name === 'github.com/acme/widget/v2');
+    // The main module is the document's subject; the modules replaced by directories stay roots.
+    const main = bom.metadata.component;
+    expect(main?.name).toBe('github.com/acme/widget/v2');
     expect(main?.purl).toBeUndefined();
+    expect(bom.components.filter((c) => c.purl === undefined).map((c) => c.name).sort()).toEqual(['github.com/acme/shared', 'github.com/acme/widget-internal']);
     expect(bom.dependencies.find((d) => d['ref'] === main?.['bom-ref'])?.dependsOn).toHaveLength(19);
     const lockfiles = JSON.parse(bom.properties.find((p) => p.name === 'service:lockfiles')?.value ?? '[]') as unknown[];
     expect(lockfiles).toEqual([{ path: 'go.mod', kind: 'go.mod', version: '1.23.0', entries: 17 }]);
