@@ -7,7 +7,7 @@ import { RegistryEnricher } from '../../../../src/sbom/enrich.js';
 import { registryHttp } from '../../../../src/registry/http.js';
 import type { MetadataClient } from '../../../../src/sbom/enrich-types.js';
 import { spdxProblems } from '../../../../src/sbom/validate/spdx.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import { AnalysisError, type InputFile } from '../../../../src/sbom/types.js';
 import { startGoProxy, type GoProxyOptions } from '../../../helpers/go-proxy.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
 import { goFixture } from './helpers.js';
@@ -94,6 +94,14 @@ describe('Go facts in the documents', () => {
     ];
     const bom = JSON.parse((await analyze(files, 'cyclonedx', { ecosystems: offline() })).document) as Bom;
     expect(new Set(bom.components.map((c) => prop(c, 'service:ecosystem')))).toEqual(new Set(['npm', 'golang']));
+  });
+});
+
+describe('an upload whose only go.mod cannot be read', () => {
+  it('fails as no_manifest_evidence naming the file, the line and the reason, never an internal error', async () => {
+    const failure = analyze([{ path: 'svc/go.mod', content: 'module a\n\nrequire (\n\tb.com/c v1.0.0\n' }], 'cyclonedx', { ecosystems: offline() });
+    await expect(failure).rejects.toBeInstanceOf(AnalysisError);
+    await expect(failure).rejects.toMatchObject({ code: 'no_manifest_evidence', problems: [expect.objectContaining({ path: 'svc/go.mod', reason: 'malformed', line: 3 })] });
   });
 });
 
