@@ -60,7 +60,7 @@ export class PackageLister implements Lister<PackageTarget> {
     return this.view(target, row);
   }
 
-  async view(target: PackageTarget, row: InventoryRow): Promise<ServedView> {
+  async view(target: PackageTarget, row: InventoryRow, _pin: string | null = null): Promise<ServedView> {
     const version = row.version ?? '';
     const canonical = packageIdentity(target.name, version);
     if (row.state === 'unavailable') {
@@ -99,6 +99,7 @@ export class PackageLister implements Lister<PackageTarget> {
       served: ready ? identity : null,
       cacheable: ready,
       generation: '',
+      pin: null,
       stamp: String(versions.stamp),
       fields: {
         indexed_version: ready ? version : null,

@@ -49,6 +49,30 @@ export class GitError extends Error {
   }
 }
 
+/**
+ * Remote answers that mean "no such repository, ref or object" (or none this caller may read,
+ * which hosts word the same way so as not to reveal private repositories). git exits 128 for
+ * these and for network or server trouble alike, so its stderr (LC_ALL=C) is the only witness.
+ */
+const REMOTE_SAYS_MISSING = [
+  /does not appear to be a git repository/i,
+  /repository '.*' not found/i,
+  /Repository not found/i,
+  /returned error: (401|403|404|410)\b/i,
+  /Authentication failed/i,
+  /could not read (Username|Password)/i,
+  /not our ref/i,
+  /(couldn't|could not) find remote ref/i,
+  /unadvertised object/i,
+  /no such (remote )?ref/i,
+];
+
+/** How a failed git command failed: the remote said the thing is missing, it did not answer in time, or it failed or could not be reached. */
+export function remoteFailure(error: GitError): 'missing' | 'timeout' | 'unavailable' {
+  if (error.exitCode === null) return 'timeout';
+  return REMOTE_SAYS_MISSING.some((pattern) => pattern.test(error.stderr)) ? 'missing' : 'unavailable';
+}
+
 const FULL_SHA = /^[0-9a-f]{40}$/i;
 const SHORT_SHA = /^[0-9a-f]{4,39}$/i;
 
@@ -160,14 +184,17 @@ export class GitSource {
     return `${this.hosts[host]}/${owner}/${repo}.git`;
   }
 
-  /** The remote's refs (cached briefly); null when the repository does not exist or cannot be read. */
+  /**
+   * The remote's refs (cached briefly); null when the host says the repository does not exist or
+   * cannot be read. A host that fails or cannot be reached rejects with a GitError instead.
+   */
   refs(url: string): Promise<RemoteRefs | null> {
     const cached = this.refCache.get(url);
     if (cached && Date.now() - cached.at < this.refsTtlMs) return cached.value;
     const value = git(['ls-remote', '--symref', '--', url], { timeoutMs: Math.min(this.timeoutMs, 30_000) }).then(
       (out) => parseLsRemote(out.toString('utf8')),
       (error: unknown) => {
-        if (error instanceof GitError && error.exitCode !== null) return null;
+        if (error instanceof GitError && remoteFailure(error) === 'missing') return null;
         throw error;
       },
     );
@@ -175,6 +202,24 @@ export class GitSource {
     value.catch(() => this.refCache.delete(url));
     if (this.refCache.size > 1000) this.refCache.clear();
     return value;
+  }
+
+  /**
+   * Whether the remote has a commit no branch or tag points at: the commit object alone is
+   * fetched (depth 1, no trees) into a scratch repository. Throws a GitError when the host fails.
+   */
+  async hasCommit(url: string, sha: string): Promise<boolean> {
+    const dir = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
+    try {
+      await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
+      await git(['-C', dir, 'fetch', '--quiet', '--depth=1', '--no-tags', '--filter=tree:0', '--', url, sha], { timeoutMs: Math.min(this.timeoutMs, 30_000) });
+      return true;
+    } catch (error) {
+      if (error instanceof GitError && remoteFailure(error) === 'missing') return false;
+      throw error;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** Resolves an abbreviated SHA against the remote's history (commits only, no trees or blobs). */
