@@ -5,7 +5,7 @@ import { beginAttempt, EntryCollector, type Attempt } from './prepare.js';
 import type { StoredEntry } from './query.js';
 import { pageKind, parsePage } from './sources/site-page.js';
 import { describeFailure, speaksNoTls, type FetchOutcome, type HostLimiter, type SiteFetcher } from './sources/site-fetch.js';
-import { pagePath, parseSitemap } from './sources/site-map.js';
+import { canonicalLink, pagePath, parseSitemap } from './sources/site-map.js';
 import type { InventoryRow, InventoryStore } from './store.js';
 import { parseTarget, type SiteTarget } from './targets.js';
 
@@ -281,7 +281,7 @@ class Crawl {
     }
     // Redirected pages are kept under where they landed, if that is still inside the scope.
     const final = this.inScope(resource.url);
-    const path = final === null ? null : pagePath(final, this.target.scope);
+    const path = final === null ? null : this.storedPath(final, resource);
     if (final === null || path === null || this.storedPaths.has(path) || !this.allowedByRobots(final)) return;
     this.seenUrls.add(final.href);
     if (resource.tooLarge) {
@@ -315,6 +315,18 @@ class Crawl {
       this.seenUrls.add(local.href);
       queue.push({ url: local, depth: item.depth + 1 });
     }
+  }
+
+  /**
+   * Where a page is kept: under its in-scope canonical URL when it names one, so a page reached by
+   * several URLs has one entry (a directory index is folded by pagePath).
+   */
+  private storedPath(final: URL, resource: { readonly body: Buffer; readonly contentType: string; readonly tooLarge: boolean; readonly url: URL }): string | null {
+    const canonical = resource.tooLarge || pageKind(resource.contentType) !== 'html' ? null : canonicalLink(resource.body, resource.url);
+    const local = canonical === null ? null : this.inScope(canonical);
+    if (local === null) return pagePath(final, this.target.scope);
+    this.seenUrls.add(local.href);
+    return pagePath(local, this.target.scope);
   }
 
   private error(message: string): void {

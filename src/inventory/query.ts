@@ -170,8 +170,9 @@ export class InventoryIndex {
         if (selection.recursive) leavesUnder.push(literal === '' ? '' : `${literal}/`);
         else childrenOf.add(literal);
       }
-      // A literal that is both a page and a directory (sites) lists itself as well.
-      if (literal !== null && this.files.has(literal)) literalFiles.add(literal);
+      // A path that is both a page and a directory (sites: /guide and /guide/intro) selects the
+      // directory, so its browse action lists exactly its children; the page is listed beside it.
+      if (literal !== null && this.files.has(literal) && !this.isDirectory(literal)) literalFiles.add(literal);
       if (selector !== '' && isGlob(selector)) globs.push(picomatch(selector, { dot: true }));
     }
     const fileTypes = new Set(selection.fileTypes);
