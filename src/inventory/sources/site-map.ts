@@ -25,19 +25,18 @@ export function pagePath(url: URL, scope: string): string | null {
 export function canonicalLink(body: Buffer, url: URL): URL | null {
   const text = new TextDecoder('utf-8').decode(body);
   const bodyStart = text.search(/<body[\s>]/i);
-  let href: string | null = null;
-  let base: string | null = null;
+  const found: { href: string | null; base: string | null } = { href: null, base: null };
   const parser = new Parser({
     onopentag(name, attribs) {
-      if (name === 'base' && base === null && attribs['href'] !== undefined) base = attribs['href'];
+      if (name === 'base') found.base ??= attribs['href'] ?? null;
       const rel = (attribs['rel'] ?? '').toLowerCase().split(/\s+/);
-      if (name === 'link' && href === null && rel.includes('canonical') && attribs['href'] !== undefined) href = attribs['href'];
+      if (name === 'link' && rel.includes('canonical')) found.href ??= attribs['href'] ?? null;
     },
   });
   parser.end(bodyStart === -1 ? text : text.slice(0, bodyStart));
-  if (href === null) return null;
+  if (found.href === null) return null;
   try {
-    const resolved = new URL(href, base === null ? url : new URL(base, url));
+    const resolved = new URL(found.href, found.base === null ? url : new URL(found.base, url));
     resolved.hash = '';
     return resolved;
   } catch {
