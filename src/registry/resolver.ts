@@ -9,6 +9,7 @@ import { dirname } from '../sbom/parsers/common.js';
 import { parseNpmLock, type PackageLock } from '../sbom/parsers/npm-lock.js';
 import { TransientAnalysisError } from '../sbom/types.js';
 import type { NpmOptions } from './npm-options.js';
+import { resolutionFailureDetail } from './resolution-detail.js';
 
 class ResolutionTimeout extends Error {}
 
@@ -96,8 +97,7 @@ export function arboristResolver(options: NpmOptions, timeoutMs: number): Standa
       if (signal?.aborted === true) throw error;
       const code = codeOf(error);
       if (code !== null && IMPOSSIBLE.has(code)) {
-        const message = error instanceof Error ? error.message.split('\n')[0] : code;
-        return { failed: { manifest: manifestPath, outcome: 'resolution_failed', detail: message ?? code } };
+        return { failed: { manifest: manifestPath, outcome: 'resolution_failed', detail: resolutionFailureDetail(error, code) } };
       }
       throw new TransientAnalysisError(`resolving ${manifestPath} failed`, { cause: error });
     } finally {
