@@ -75,7 +75,7 @@ export async function buildInventory(
     let parsed: ParsedLockfile;
     try {
       parsed = parseLockfile(file, { path: file.path, dir, manifests: manifestsUnder(dir, manifests) });
-    } catch (error) {
+    } catch {
       // The parser's own message may quote internals; the notice names the file only.
       inventory.notices.push(`${file.path} could not be parsed`);
       continue;
