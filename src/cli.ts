@@ -33,6 +33,11 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;
   }
+  // Help needs no configuration.
+  if (command === 'tokens' && ['--help', '-h', 'help'].includes(rest[0] ?? '')) {
+    process.stdout.write(`${TOKENS_USAGE}\n`);
+    return 0;
+  }
   const config = loadConfig();
   switch (command) {
     case 'api': {
@@ -91,7 +96,7 @@ async function main(argv: readonly string[]): Promise<number> {
       );
     }
     case 'tokens': {
-      if (rest[0] === undefined || rest[0] === '--help') throw new UsageError(TOKENS_USAGE);
+      if (rest[0] === undefined) throw new UsageError(TOKENS_USAGE);
       await runMigrations(config.databaseUrl);
       const database = connectDatabase(config.databaseUrl, { max: 2, applicationName: 'pkgscope-cli' });
       try {

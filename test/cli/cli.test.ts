@@ -59,8 +59,48 @@ describe('pkgscope tokens', () => {
     expect(again.code).toBe(1);
 
     const bad = await runCli(['tokens', 'create', '--account', 'x', '--capabilities', 'list,fly'], env);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown capabilities: fly/);
+    for (const capabilities of ['bogus', 'list,fly']) {
+      const result = await runCli(['tokens', 'create', '--account', 'x', '--capabilities', capabilities], env);
+      // One line, no stack trace.
+      expect(result.stderr.trim().split('\n'), capabilities).toHaveLength(1);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('prints its usage for --help and exits 0, without any configuration', async () => {
+    for (const help of ['--help', '-h']) {
+      const result = await runCli(['tokens', help], { PORT: 'not-a-port' });
+      expect(result.code, help).toBe(0);
+      expect(result.stdout).toMatch(/pkgscope tokens create --account NAME/);
+      expect(result.stdout).toMatch(/DATABASE_URL/);
+    }
+    const bare = await runCli(['tokens'], { DATABASE_URL: database.url });
+    expect(bare.code).toBe(2);
+  });
+
+  it('lists at most a few characters of any token, a short bootstrap token included', async () => {
+    const env = { DATABASE_URL: database.url };
+    const created = await runCli(['tokens', 'create', '--account', 'few-chars'], env);
+    const token = created.stdout.trim();
+    // A short operator-chosen token, stored the way AUTH_BOOTSTRAP_TOKEN stores it.
+    const { ensureBootstrapToken } = await import('../../src/accounts/tokens.js');
+    const { connectDatabase } = await import('../../src/db/client.js');
+    const db = connectDatabase(database.url, { max: 1 });
+    try {
+      await ensureBootstrapToken(db.db, 'tiny-secret');
+    } finally {
+      await db.close();
+    }
+    for (const args of [['tokens', 'list'], ['tokens', 'list', '--json']]) {
+      const listed = await runCli(args, env);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).not.toContain(token.slice(0, 11));
+      expect(listed.stdout).toContain(token.slice(0, 10));
+      expect(listed.stdout).not.toContain('tiny-s');
+      expect(listed.stdout).toContain('tin…');
+    }
   });
 });
 
