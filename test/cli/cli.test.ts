@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { freePort, LogWatcher, runCli, spawnCli, stopChild } from '../helpers/cli.js';
@@ -104,13 +105,37 @@ describe('pkgscope tokens', () => {
   });
 });
 
+/** Deletes every key under `prefix` (the queues and schedulers a started service left); returns how many remain. */
+async function dropRedisPrefix(prefix: string): Promise<number> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    const scan = async (): Promise<string[]> => {
+      const found: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        found.push(...keys);
+      } while (cursor !== '0');
+      return found;
+    };
+    const keys = await scan();
+    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+    return (await scan()).length;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 describe('pkgscope start', () => {
   it('serves, restarts a crashed child, and stops both children on SIGTERM', async () => {
     const port = await freePort();
+    const prefix = `pkgscope-test-start-${process.pid}-${port}`;
     const child = spawnCli(['start'], {
       DATABASE_URL: database.url,
       REDIS_URL,
-      REDIS_PREFIX: `pkgscope-test-start-${port}`,
+      REDIS_PREFIX: prefix,
       PORT: String(port),
       AUTH_BOOTSTRAP_TOKEN: 'start-test-token',
     });
@@ -144,6 +169,8 @@ describe('pkgscope start', () => {
       for (const pid of [workerPid, newApiPid]) expect(() => process.kill(pid, 0)).toThrow();
     } finally {
       await stopChild(child, 'SIGKILL');
+      // The service's queues and job schedulers stay in Redis after it stops: a test leaves none behind.
+      expect(await dropRedisPrefix(prefix)).toBe(0);
     }
   }, 60_000);
 });
