@@ -77,7 +77,9 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
     if (refs === null) throw new ProblemError('LIST_TARGET_NOT_FOUND', `Repository ${repositoryKey(target)} does not exist or cannot be read.`);
     let resolution = resolveRef(refs, target.ref);
     if (resolution.kind === 'abbreviation' && target.ref !== null) resolution = await this.git.resolveAbbreviation(url, target.ref);
-    if (resolution.kind === 'found' && resolution.refKind === 'commit' && !(await this.commitKnown(target, refs, resolution.commit, url))) {
+    // A full SHA is taken at its word by resolveRef (an abbreviation was found in the history).
+    const pinned = target.ref !== null && FULL_SHA.test(target.ref);
+    if (resolution.kind === 'found' && pinned && !(await this.commitKnown(target, refs, resolution.commit, url))) {
       resolution = { kind: 'not_found' };
     }
     switch (resolution.kind) {
