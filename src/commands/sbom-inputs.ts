@@ -54,11 +54,15 @@ function matcher(globs: readonly string[]): Matcher {
   return (path) => tests.some((t) => t(path));
 }
 
-/** Whether an include glob can match something under `dir` (its literal base reaches into it, or it has none). */
-function includeReaches(globs: readonly string[], dir: string): boolean {
+/**
+ * Whether an include glob can match something under `dir`: its literal base reaches into it, or
+ * (unless `explicit`) it has no base at all (`**\/*.lock`).
+ */
+function includeReaches(globs: readonly string[], dir: string, explicit = false): boolean {
   return globs.some((glob) => {
     const base = picomatch.scan(glob).base;
-    return base === '' || base === dir || base.startsWith(`${dir}/`) || dir.startsWith(`${base}/`);
+    if (base === '') return !explicit;
+    return base === dir || base.startsWith(`${dir}/`) || dir.startsWith(`${base}/`);
   });
 }
 
@@ -79,7 +83,11 @@ class Walk {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (this.excluded(path)) continue;
       if (entry.isDirectory()) {
-        if (NEVER.has(entry.name) && !this.included(path) && !includeReaches(this.filters.include, path)) continue;
+        // Installed trees are entered only when an include glob names a path inside them.
+        if (NEVER.has(entry.name)) {
+          if (includeReaches(this.filters.include, path, true)) await this.folder(root, path, true);
+          continue;
+        }
         const skippedHere = !defaultSkipped && SKIPPED.has(entry.name);
         if (skippedHere && !includeReaches(this.filters.include, path)) {
           this.skipped.push(path);

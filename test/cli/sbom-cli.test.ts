@@ -65,6 +65,7 @@ describe('pkgscope sbom', () => {
       ['packages/a/__fixtures__/peers', 'peers/npm3'],
       ['vendor/acme', 'peers/npm3'],
       ['examples/demo', 'small/yarn1'],
+      ['node_modules/dep', 'small/yarn1'],
     ] as const) {
       await mkdir(join(repo, dir), { recursive: true });
       await cp(join(FIXTURES, 'lockfiles', fixture), join(repo, dir), { recursive: true });
@@ -84,7 +85,9 @@ describe('pkgscope sbom', () => {
     // Text output stays within 120 columns, long install paths included.
     const everything = await runCli(['sbom', '--offline', '--format', 'text', '--include', '**', repo]);
     expect(everything.code, everything.stderr).toBe(0);
+    // node_modules is read only when a glob names a path inside it.
     expect(lockfiles(everything.stdout)).toHaveLength(5);
+    expect(lockfiles(everything.stdout)).not.toContain('node_modules/dep/yarn.lock');
     const widest = Math.max(...everything.stdout.split('\n').map((l) => l.length));
     expect(widest).toBeLessThanOrEqual(120);
   });
