@@ -75,6 +75,7 @@ function resources(): Record<string, SiteResource> {
       'folded/docs/index.html',
       'folded/alias',
       'folded/canon',
+      '{origin}/folded//twice/',
       '{origin}/folded//twice/x',
     ]),
     '/folded/guide': htmlPage('Guide', 'Guide page'),
@@ -85,6 +86,7 @@ function resources(): Record<string, SiteResource> {
       body: '<html><head><title>Canon</title><link rel="canonical" href="/folded/canon"></head><body><main><p>Canonical text</p></main></body></html>',
     },
     '/folded/canon': htmlPage('Canon', 'Canonical text'),
+    '/folded//twice/': htmlPage('Twice index', 'A page at a // URL'),
     '/folded//twice/x': htmlPage('Twice', 'Behind a double slash'),
   };
   for (let i = 1; i <= 6; i++) r[`/chain/${i}`] = htmlPage(`Chain ${i}`, `link ${i}`, [`/chain/${i + 1}`]);
@@ -244,14 +246,15 @@ describe('site targets', () => {
     expect(root.entries.map((e) => `${e.kind}:${e.path}`)).toEqual(['page:/', 'directory:/twice', 'page:canon', 'directory:docs', 'page:guide', 'directory:guide']);
     expect(root.entries.find((e) => e.kind === 'page' && e.path === 'guide')?.read).toEqual({ target, path: 'guide' });
     // Every directory's own browse action lists exactly its children.
-    const children: Record<string, string[]> = { '/twice': ['/twice/x'], docs: ['docs/'], guide: ['guide/intro'] };
+    const children: Record<string, string[]> = { '/twice': ['/twice/', '/twice/x'], docs: ['docs/'], guide: ['guide/intro'] };
     for (const entry of root.entries.filter((e) => e.kind === 'directory')) {
       expect(entry.browse?.target).toBe(target);
       const page = await listOk({ target: entry.browse!.target, paths: entry.browse!.paths! });
       expect(page.entries.map((e) => e.path), entry.path).toEqual(children[entry.path]);
     }
     // Each page once: the index page under its directory, the alias under its canonical path.
-    expect((await allPaths(target)).sort()).toEqual(['/', '/twice/x', 'canon', 'docs/', 'guide', 'guide/intro'].sort());
+    expect((await allPaths(target)).sort()).toEqual(['/', '/twice/', '/twice/x', 'canon', 'docs/', 'guide', 'guide/intro'].sort());
+    expect((await read(target, '/twice/')).json<ReadResponseType>().content).toContain('A page at a // URL');
     expect((await read(target, 'docs/')).json<ReadResponseType>().content).toContain('One page, two URLs');
   });
 
