@@ -1,6 +1,7 @@
 import { ProblemError } from '../../http/problems.js';
 import type { ListAvailableVersionType, ListIdentityType } from '../schemas.js';
-import { GitError, remoteFailure, resolveRef, type GitSource, type RemoteRefs } from '../sources/git.js';
+import { GitError, resolveRef, type GitSource, type RemoteRefs } from '../sources/git.js';
+import { remoteFailure } from '../sources/git-failure.js';
 import type { InventoryRow } from '../store.js';
 import type { RepositoryTarget } from '../targets.js';
 import { BriefCache, estimate, notReady, NO_SITE_FIELDS, retryIfDue, settled, sourceStates, type ListerDeps } from './shared.js';
