@@ -282,7 +282,9 @@ class Crawl {
     // Redirected pages are kept under where they landed, if that is still inside the scope.
     const final = this.inScope(resource.url);
     const path = final === null ? null : this.storedPath(final, resource);
-    if (final === null || path === null || this.storedPaths.has(path) || !this.allowedByRobots(final)) return;
+    // A page stored already (under its canonical or index path) is not stored again; its links are still followed.
+    const duplicate = path !== null && this.storedPaths.has(path);
+    if (final === null || path === null || !this.allowedByRobots(final)) return;
     this.seenUrls.add(final.href);
     if (resource.tooLarge) {
       this.tally.oversized++;
@@ -292,12 +294,12 @@ class Crawl {
       this.tally.skippedTypes++;
       return;
     }
-    if (this.tally.stored >= this.deps.limits.maxPages) {
+    if (!duplicate && this.tally.stored >= this.deps.limits.maxPages) {
       this.tally.pageCapped = true;
       return;
     }
     const page = parsePage(resource.body, resource.contentType, resource.url);
-    if (!page.noindex) {
+    if (!page.noindex && !duplicate) {
       this.storedPaths.add(path);
       this.tally.stored++;
       const bytes = Buffer.from(page.markdown, 'utf8');
@@ -321,12 +323,16 @@ class Crawl {
    * Where a page is kept: under its in-scope canonical URL when it names one, so a page reached by
    * several URLs has one entry (a directory index is folded by pagePath).
    */
-  private storedPath(final: URL, resource: { readonly body: Buffer; readonly contentType: string; readonly tooLarge: boolean; readonly url: URL }): string | null {
+  private storedPath(
+    final: URL,
+    resource: { readonly body: Buffer; readonly contentType: string; readonly tooLarge: boolean; readonly url: URL },
+  ): string | null {
+    const own = pagePath(final, this.target.scope);
     const canonical = resource.tooLarge || pageKind(resource.contentType) !== 'html' ? null : canonicalLink(resource.body, resource.url);
     const local = canonical === null ? null : this.inScope(canonical);
-    if (local === null) return pagePath(final, this.target.scope);
-    this.seenUrls.add(local.href);
-    return pagePath(local, this.target.scope);
+    const named = local === null ? null : pagePath(local, this.target.scope);
+    // Every page naming the landing page as its canonical one is a common misconfiguration, not an alias.
+    return named === null || (named === '/' && own !== '/') ? own : named;
   }
 
   private error(message: string): void {

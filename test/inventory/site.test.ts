@@ -85,7 +85,11 @@ function resources(): Record<string, SiteResource> {
     '/folded/alias': {
       body: '<html><head><title>Canon</title><link rel="canonical" href="/folded/canon"></head><body><main><p>Canonical text</p></main></body></html>',
     },
-    '/folded/canon': htmlPage('Canon', 'Canonical text'),
+    '/folded/canon': htmlPage('Canon', 'Canonical text', ['/folded/deep']),
+    // Names the landing page as canonical (a common misconfiguration): kept under its own path.
+    '/folded/deep': {
+      body: '<html><head><title>Deep</title><link rel="canonical" href="/folded"></head><body><main><p>Deep text</p></main></body></html>',
+    },
     '/folded//twice/': htmlPage('Twice index', 'A page at a // URL'),
     '/folded//twice/x': htmlPage('Twice', 'Behind a double slash'),
   };
@@ -243,7 +247,7 @@ describe('site targets', () => {
     await listOk({ target, wait_timeout_ms: 20_000 });
     await crawled(target);
     const root = await listOk({ target });
-    expect(root.entries.map((e) => `${e.kind}:${e.path}`)).toEqual(['page:/', 'directory:/twice', 'page:canon', 'directory:docs', 'page:guide', 'directory:guide']);
+    expect(root.entries.map((e) => `${e.kind}:${e.path}`)).toEqual(['page:/', 'directory:/twice', 'page:canon', 'page:deep', 'directory:docs', 'page:guide', 'directory:guide']);
     expect(root.entries.find((e) => e.kind === 'page' && e.path === 'guide')?.read).toEqual({ target, path: 'guide' });
     // Every directory's own browse action lists exactly its children.
     const children: Record<string, string[]> = { '/twice': ['/twice/', '/twice/x'], docs: ['docs/'], guide: ['guide/intro'] };
@@ -253,7 +257,7 @@ describe('site targets', () => {
       expect(page.entries.map((e) => e.path), entry.path).toEqual(children[entry.path]);
     }
     // Each page once: the index page under its directory, the alias under its canonical path.
-    expect((await allPaths(target)).sort()).toEqual(['/', '/twice/', '/twice/x', 'canon', 'docs/', 'guide', 'guide/intro'].sort());
+    expect((await allPaths(target)).sort()).toEqual(['/', '/twice/', '/twice/x', 'canon', 'deep', 'docs/', 'guide', 'guide/intro'].sort());
     expect((await read(target, '/twice/')).json<ReadResponseType>().content).toContain('A page at a // URL');
     expect((await read(target, 'docs/')).json<ReadResponseType>().content).toContain('One page, two URLs');
   });
