@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sbomCommand } from './commands/sbom.js';
 import { TOKENS_USAGE, tokensCommand, UsageError } from './commands/tokens.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, redactUrl } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createLogger } from './logger.js';
@@ -100,10 +100,12 @@ async function main(argv: readonly string[]): Promise<number> {
       await runMigrations(config.databaseUrl);
       const database = connectDatabase(config.databaseUrl, { max: 2, applicationName: 'pkgscope-cli' });
       try {
-        return await tokensCommand(database.db, rest, {
-          out: (line) => process.stdout.write(`${line}\n`),
-          err: (line) => process.stderr.write(`${line}\n`),
-        });
+        return await tokensCommand(
+          database.db,
+          rest,
+          { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) },
+          { where: redactUrl(config.databaseUrl) },
+        );
       } finally {
         await database.close();
       }

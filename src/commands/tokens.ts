@@ -8,6 +8,11 @@ export interface CommandIo {
   readonly err: (line: string) => void;
 }
 
+/** Where the tokens live (a redacted database URL): a token made in another database authenticates nowhere. */
+export interface TokenStore {
+  readonly where: string;
+}
+
 export const TOKENS_USAGE = `usage:
   pkgscope tokens create --account NAME [--capabilities list,read,sbom] [--label TEXT] [--terms accepted|pending]
   pkgscope tokens list [--account NAME] [--json]
@@ -26,7 +31,7 @@ export function shownPrefix(prefix: string): string {
 }
 
 /** `pkgscope tokens …`; returns the process exit code. */
-export async function tokensCommand(db: Database, argv: readonly string[], io: CommandIo): Promise<number> {
+export async function tokensCommand(db: Database, argv: readonly string[], io: CommandIo, store: TokenStore = { where: 'the database' }): Promise<number> {
   const [action, ...rest] = argv;
   switch (action) {
     case 'create': {
@@ -55,7 +60,7 @@ export async function tokensCommand(db: Database, argv: readonly string[], io: C
         ...(values.terms === undefined ? {} : { termsAccepted: values.terms === 'accepted' }),
       });
       const created = await createToken(db, accountId, values.label === undefined ? {} : { label: values.label });
-      io.err(`token ${created.id} created for account "${values.account.trim()}"; it is shown once:`);
+      io.err(`token ${created.id} created for account "${values.account.trim()}" in ${store.where} (the service must use this DATABASE_URL); it is shown once:`);
       io.out(created.token);
       return 0;
     }

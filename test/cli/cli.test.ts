@@ -46,6 +46,9 @@ describe('pkgscope tokens', () => {
     const token = created.stdout.trim();
     expect(token).toMatch(/^pks_[A-Za-z0-9_-]{43}$/);
     expect(created.stderr).toMatch(/shown once/);
+    // Says which database holds it: the service must use the same one.
+    expect(created.stderr).toContain(new URL(database.url).pathname.slice(1));
+    expect(created.stderr).toMatch(/DATABASE_URL/);
 
     const listed = await runCli(['tokens', 'list', '--json'], env);
     expect(listed.code).toBe(0);
