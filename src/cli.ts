@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sbomCommand } from './commands/sbom.js';
 import { TOKENS_USAGE, tokensCommand, UsageError } from './commands/tokens.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, redactUrl } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createLogger } from './logger.js';
@@ -32,6 +32,11 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;
+  }
+  // Help needs no configuration.
+  if (command === 'tokens' && ['--help', '-h', 'help'].includes(rest[0] ?? '')) {
+    process.stdout.write(`${TOKENS_USAGE}\n`);
+    return 0;
   }
   const config = loadConfig();
   switch (command) {
@@ -91,14 +96,16 @@ async function main(argv: readonly string[]): Promise<number> {
       );
     }
     case 'tokens': {
-      if (rest[0] === undefined || rest[0] === '--help') throw new UsageError(TOKENS_USAGE);
+      if (rest[0] === undefined) throw new UsageError(TOKENS_USAGE);
       await runMigrations(config.databaseUrl);
       const database = connectDatabase(config.databaseUrl, { max: 2, applicationName: 'pkgscope-cli' });
       try {
-        return await tokensCommand(database.db, rest, {
-          out: (line) => process.stdout.write(`${line}\n`),
-          err: (line) => process.stderr.write(`${line}\n`),
-        });
+        return await tokensCommand(
+          database.db,
+          rest,
+          { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) },
+          { where: redactUrl(config.databaseUrl) },
+        );
       } finally {
         await database.close();
       }

@@ -8,15 +8,30 @@ export interface CommandIo {
   readonly err: (line: string) => void;
 }
 
+/** Where the tokens live (a redacted database URL): a token made in another database authenticates nowhere. */
+export interface TokenStore {
+  readonly where: string;
+}
+
 export const TOKENS_USAGE = `usage:
   pkgscope tokens create --account NAME [--capabilities list,read,sbom] [--label TEXT] [--terms accepted|pending]
   pkgscope tokens list [--account NAME] [--json]
-  pkgscope tokens revoke ID|PREFIX`;
+  pkgscope tokens revoke ID|PREFIX
+
+Tokens live in the service's database: run these with the DATABASE_URL the service uses.`;
 
 export class UsageError extends Error {}
 
+/**
+ * At most a few characters of a token, whatever was stored: a generated token (`pks_` and 256
+ * random bits) shows six of its random characters, any other (a bootstrap token may be short) three.
+ */
+export function shownPrefix(prefix: string): string {
+  return prefix.startsWith('pks_') ? prefix.slice(0, 10) : `${prefix.slice(0, 3)}…`;
+}
+
 /** `pkgscope tokens …`; returns the process exit code. */
-export async function tokensCommand(db: Database, argv: readonly string[], io: CommandIo): Promise<number> {
+export async function tokensCommand(db: Database, argv: readonly string[], io: CommandIo, store: TokenStore = { where: 'the database' }): Promise<number> {
   const [action, ...rest] = argv;
   switch (action) {
     case 'create': {
@@ -34,12 +49,18 @@ export async function tokensCommand(db: Database, argv: readonly string[], io: C
       if (values.terms !== undefined && values.terms !== 'accepted' && values.terms !== 'pending') {
         throw new UsageError('--terms must be accepted or pending');
       }
+      let capabilities;
+      try {
+        capabilities = values.capabilities === undefined ? undefined : parseCapabilities(values.capabilities);
+      } catch (error) {
+        throw new UsageError(error instanceof Error ? error.message : String(error));
+      }
       const accountId = await ensureAccount(db, values.account.trim(), {
-        ...(values.capabilities === undefined ? {} : { capabilities: parseCapabilities(values.capabilities) }),
+        ...(capabilities === undefined ? {} : { capabilities }),
         ...(values.terms === undefined ? {} : { termsAccepted: values.terms === 'accepted' }),
       });
       const created = await createToken(db, accountId, values.label === undefined ? {} : { label: values.label });
-      io.err(`token ${created.id} created for account "${values.account.trim()}"; it is shown once:`);
+      io.err(`token ${created.id} created for account "${values.account.trim()}" in ${store.where} (the service must use this DATABASE_URL); it is shown once:`);
       io.out(created.token);
       return 0;
     }
@@ -49,7 +70,7 @@ export async function tokensCommand(db: Database, argv: readonly string[], io: C
         options: { account: { type: 'string' }, json: { type: 'boolean', default: false } },
         strict: true,
       });
-      const tokens = await listTokens(db, values.account);
+      const tokens = (await listTokens(db, values.account)).map((t) => ({ ...t, prefix: shownPrefix(t.prefix) }));
       if (values.json) {
         io.out(JSON.stringify(tokens, null, 2));
         return 0;

@@ -27,6 +27,17 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
   return validate;
 };
 
+/**
+ * The query schema of operations that take no query parameters (list, lockfile jobs): any
+ * parameter, `fields` included, is a 400 rather than silently ignored.
+ */
+export const NO_QUERY_PARAMETERS = {
+  type: 'object',
+  properties: {},
+  additionalProperties: false,
+  description: 'This operation takes no query parameters.',
+} as const;
+
 const PART_NAMES: Readonly<Record<string, string>> = {
   body: 'request body',
   querystring: 'query',
@@ -60,6 +71,7 @@ export function describeValidationError(error: SchemaError, part: string): strin
     case 'required':
       return `${fieldName(error.instancePath, part, String(params['missingProperty']))} is required`;
     case 'additionalProperties':
+      if (part === 'querystring' && error.instancePath === '') return `query parameter ${String(params['additionalProperty'])} is not accepted by this operation`;
       return `${fieldName(error.instancePath, part, String(params['additionalProperty']))} is not an allowed field`;
     case 'type': {
       const field = fieldName(error.instancePath, part);

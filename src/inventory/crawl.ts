@@ -5,7 +5,7 @@ import { beginAttempt, EntryCollector, type Attempt } from './prepare.js';
 import type { StoredEntry } from './query.js';
 import { pageKind, parsePage } from './sources/site-page.js';
 import { describeFailure, speaksNoTls, type FetchOutcome, type HostLimiter, type SiteFetcher } from './sources/site-fetch.js';
-import { pagePath, parseSitemap } from './sources/site-map.js';
+import { canonicalLink, pagePath, parseSitemap } from './sources/site-map.js';
 import type { InventoryRow, InventoryStore } from './store.js';
 import { parseTarget, type SiteTarget } from './targets.js';
 
@@ -281,8 +281,10 @@ class Crawl {
     }
     // Redirected pages are kept under where they landed, if that is still inside the scope.
     const final = this.inScope(resource.url);
-    const path = final === null ? null : pagePath(final, this.target.scope);
-    if (final === null || path === null || this.storedPaths.has(path) || !this.allowedByRobots(final)) return;
+    const path = final === null ? null : this.storedPath(final, resource);
+    // A page stored already (under its canonical or index path) is not stored again; its links are still followed.
+    const duplicate = path !== null && this.storedPaths.has(path);
+    if (final === null || path === null || !this.allowedByRobots(final)) return;
     this.seenUrls.add(final.href);
     if (resource.tooLarge) {
       this.tally.oversized++;
@@ -292,12 +294,12 @@ class Crawl {
       this.tally.skippedTypes++;
       return;
     }
-    if (this.tally.stored >= this.deps.limits.maxPages) {
+    if (!duplicate && this.tally.stored >= this.deps.limits.maxPages) {
       this.tally.pageCapped = true;
       return;
     }
     const page = parsePage(resource.body, resource.contentType, resource.url);
-    if (!page.noindex) {
+    if (!page.noindex && !duplicate) {
       this.storedPaths.add(path);
       this.tally.stored++;
       const bytes = Buffer.from(page.markdown, 'utf8');
@@ -315,6 +317,22 @@ class Crawl {
       this.seenUrls.add(local.href);
       queue.push({ url: local, depth: item.depth + 1 });
     }
+  }
+
+  /**
+   * Where a page is kept: under its in-scope canonical URL when it names one, so a page reached by
+   * several URLs has one entry (a directory index is folded by pagePath).
+   */
+  private storedPath(
+    final: URL,
+    resource: { readonly body: Buffer; readonly contentType: string; readonly tooLarge: boolean; readonly url: URL },
+  ): string | null {
+    const own = pagePath(final, this.target.scope);
+    const canonical = resource.tooLarge || pageKind(resource.contentType) !== 'html' ? null : canonicalLink(resource.body, resource.url);
+    const local = canonical === null ? null : this.inScope(canonical);
+    const named = local === null ? null : pagePath(local, this.target.scope);
+    // Every page naming the landing page as its canonical one is a common misconfiguration, not an alias.
+    return named === null || (named === '/' && own !== '/') ? own : named;
   }
 
   private error(message: string): void {

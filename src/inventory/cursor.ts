@@ -10,8 +10,10 @@ export interface CursorState {
   readonly selection: string;
   /** The inventory being paged, so every page comes from the same snapshot. */
   readonly inventory: string;
-  /** Last path of the previous page. */
+  /** Keyset position of the last entry of the previous page. */
   readonly after: string;
+  /** The lister's evidence of page one (ServedView.pin), so later pages repeat it. */
+  readonly pin: string | null;
 }
 
 export class CursorCodec {
@@ -22,7 +24,8 @@ export class CursorCodec {
   }
 
   encode(state: CursorState): string {
-    const payload = Buffer.from(JSON.stringify([1, state.selection, state.inventory, state.after]), 'utf8').toString('base64url');
+    const fields = [1, state.selection, state.inventory, state.after, ...(state.pin === null ? [] : [state.pin])];
+    const payload = Buffer.from(JSON.stringify(fields), 'utf8').toString('base64url');
     return `${payload}.${this.sign(payload).toString('base64url')}`;
   }
 
@@ -39,10 +42,11 @@ export class CursorCodec {
     }
     try {
       const parsed: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-      if (!Array.isArray(parsed) || parsed[0] !== 1 || parsed.length !== 4) return null;
-      const [, selection, inventory, after] = parsed as unknown[];
+      if (!Array.isArray(parsed) || parsed[0] !== 1 || (parsed.length !== 4 && parsed.length !== 5)) return null;
+      const [, selection, inventory, after, pin = null] = parsed as unknown[];
       if (typeof selection !== 'string' || typeof inventory !== 'string' || typeof after !== 'string') return null;
-      return { selection, inventory, after };
+      if (pin !== null && typeof pin !== 'string') return null;
+      return { selection, inventory, after, pin };
     } catch {
       return null;
     }

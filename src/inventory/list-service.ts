@@ -34,12 +34,12 @@ export interface ListServiceDeps {
 /** A lister with its target applied. */
 interface BoundLister {
   resolve(waitMs: number): Promise<ServedView>;
-  view(row: InventoryRow): Promise<ServedView>;
+  view(row: InventoryRow, pin: string | null): Promise<ServedView>;
   readable(): Promise<ServedInventory>;
 }
 
 function bind<T extends ListTarget>(lister: Lister<T>, target: T): BoundLister {
-  return { resolve: (ms) => lister.resolve(target, ms), view: (row) => lister.view(target, row), readable: () => lister.readable(target) };
+  return { resolve: (ms) => lister.resolve(target, ms), view: (row, pin) => lister.view(target, row, pin), readable: () => lister.readable(target) };
 }
 
 /** The spec's response body limit: a page over it is refused rather than cut. */
@@ -84,7 +84,8 @@ export class ListService {
     const lister = this.lister(target);
     let view: ServedView;
     let after: string | null = null;
-    if (query.after !== null && query.after !== '') {
+    // "Blank starts page one": whitespace is blank too.
+    if (query.after !== null && query.after.trim() !== '') {
       const cursor = this.deps.cursors.decode(query.after);
       if (cursor === null) throw new ProblemError('VALIDATION_ERROR', 'after is not a valid cursor; start again without it.');
       if (cursor.selection !== key) {
@@ -92,7 +93,7 @@ export class ListService {
       }
       const row = this.deps.ready.byId(cursor.inventory) ?? (await this.deps.store.get(cursor.inventory));
       if (row === null) throw new ProblemError('VALIDATION_ERROR', 'after refers to a snapshot no longer served; start again without it.');
-      view = await lister.view(row);
+      view = await lister.view(row, cursor.pin);
       if (view.row?.id !== cursor.inventory) throw new ProblemError('VALIDATION_ERROR', 'after refers to a snapshot no longer served; start again without it.');
       after = cursor.after;
     } else {
@@ -128,10 +129,9 @@ export class ListService {
     if (view.row !== null) {
       const index = await this.deps.catalog.index(view.row.id, view.generation);
       const page = index.page(query.selection, after);
-      entries = page.entries.map((e) => toListEntry(e, view.actionTarget));
+      entries = page.entries.map((e) => toListEntry(e, view.actionTarget, view.inventoryKind === 'site'));
       hasMore = page.hasMore;
-      const last = page.entries.at(-1);
-      if (hasMore && last) nextCursor = this.deps.cursors.encode({ selection: key, inventory: view.row.id, after: last.path });
+      if (hasMore && page.last !== null) nextCursor = this.deps.cursors.encode({ selection: key, inventory: view.row.id, after: page.last, pin: view.pin });
     }
     let fields = view.fields;
     // A crawl only finds linked pages: an empty page never claims the selection fully covered.

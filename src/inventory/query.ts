@@ -20,9 +20,16 @@ export type IndexEntry = StoredEntry | { readonly path: string; readonly kind: '
 
 interface Slot {
   readonly entry: IndexEntry;
-  /** UTF-8 bytes of the path: entries are ordered by them. */
+  /** UTF-8 bytes of `text`: entries are ordered by them. */
   readonly key: Buffer;
+  /** The path; a directory's path followed by NUL, so a directory that is also a page sorts right after it. */
+  readonly text: string;
   readonly parent: string;
+}
+
+/** Keyset position of a directory (paths never contain NUL). */
+function directoryKey(path: string): string {
+  return `${path}\u0000`;
 }
 
 function parentOf(path: string): string {
@@ -40,6 +47,21 @@ function folderOf(entry: StoredEntry): string {
 /** Whether a selector is a glob (picomatch's own parse) rather than a literal path. */
 export function isGlob(selector: string): boolean {
   return picomatch.scan(selector).isGlob;
+}
+
+const GLOB_SYNTAX = /[\\*?[\]{}()!+@|]/g;
+
+/**
+ * A selector that names exactly `path`: the path itself, or (when the path reads as a glob, like
+ * Next.js's `app/[slug]`) the path with its glob syntax backslash-escaped, so the selector's glob
+ * reading cannot add the files it would match (`app/s`, `app/l`…).
+ */
+export function exactSelector(path: string): string {
+  return isGlob(path) ? path.replace(GLOB_SYNTAX, '\\$&') : path;
+}
+
+function unescapeSelector(selector: string): string {
+  return selector.replace(/\\(.)/gs, '$1');
 }
 
 /**
@@ -61,10 +83,11 @@ export class InventoryIndex {
       this.files.add(entry.path);
       for (let dir = folderOf(entry); dir !== '' && !this.directories.has(dir); dir = parentOf(dir)) this.directories.add(dir);
     }
-    for (const entry of entries) slots.push({ entry, key: Buffer.from(entry.path, 'utf8'), parent: folderOf(entry) });
+    for (const entry of entries) slots.push({ entry, key: Buffer.from(entry.path, 'utf8'), text: entry.path, parent: folderOf(entry) });
+    // A path can be both a page and a directory on a site (/docs and /docs/intro): both are listed.
     for (const dir of this.directories) {
-      // A path can be both a page and a directory on a site (/docs and /docs/intro).
-      if (!this.files.has(dir)) slots.push({ entry: { path: dir, kind: 'directory' }, key: Buffer.from(dir, 'utf8'), parent: parentOf(dir) });
+      const text = directoryKey(dir);
+      slots.push({ entry: { path: dir, kind: 'directory' }, key: Buffer.from(text, 'utf8'), text, parent: parentOf(dir) });
     }
     slots.sort((a, b) => Buffer.compare(a.key, b.key));
     this.slots = slots;
@@ -101,17 +124,31 @@ export class InventoryIndex {
     return lo;
   }
 
-  /** Up to `selection.limit` entries after `afterPath`, and whether more follow. */
-  page(selection: Selection, afterPath: string | null): { entries: IndexEntry[]; hasMore: boolean } {
+  /**
+   * Up to `selection.limit` entries after the keyset position `after`, whether more follow, and
+   * the position of the last entry (what a cursor keeps).
+   */
+  page(selection: Selection, after: string | null): { entries: IndexEntry[]; hasMore: boolean; last: string | null } {
     const matches = this.matcher(selection);
-    const start = afterPath === null ? 0 : this.upperBound(Buffer.from(afterPath, 'utf8'));
+    const start = after === null ? 0 : this.upperBound(Buffer.from(after, 'utf8'));
     const entries: IndexEntry[] = [];
-    for (const slot of this.slots.slice(start)) {
-      if (!matches(slot)) continue;
-      if (entries.length === selection.limit) return { entries, hasMore: true };
+    let last: string | null = null;
+    for (let i = start; i < this.slots.length; i++) {
+      const slot = this.slots[i];
+      if (slot === undefined || !matches(slot)) continue;
+      if (entries.length === selection.limit) return { entries, hasMore: true, last };
       entries.push(slot.entry);
+      last = slot.text;
     }
-    return { entries, hasMore: false };
+    return { entries, hasMore: false, last };
+  }
+
+  /** The existing path a selector names: itself, or its unescaped form (see exactSelector). */
+  private literal(selector: string): string | null {
+    if (this.isDirectory(selector) || this.files.has(selector)) return selector;
+    if (!selector.includes('\\')) return null;
+    const unescaped = unescapeSelector(selector);
+    return this.isDirectory(unescaped) || this.files.has(unescaped) ? unescaped : null;
   }
 
   private upperBound(key: Buffer): number {
@@ -126,14 +163,17 @@ export class InventoryIndex {
     const leavesUnder: string[] = [];
     const globs: ((path: string) => boolean)[] = [];
     for (const selector of selection.paths) {
-      if (selector !== '' && isGlob(selector)) {
-        globs.push(picomatch(selector, { dot: true }));
-      } else if (this.isDirectory(selector)) {
-        if (selection.recursive) leavesUnder.push(selector === '' ? '' : `${selector}/`);
-        else childrenOf.add(selector);
+      // A selector naming an existing path is that path, and a glob as well: `app/[slug]` lists
+      // the directory `app/[slug]` and any file its glob reading matches.
+      const literal = this.literal(selector);
+      if (literal !== null && this.isDirectory(literal)) {
+        if (selection.recursive) leavesUnder.push(literal === '' ? '' : `${literal}/`);
+        else childrenOf.add(literal);
       }
-      // A literal that is both a page and a directory (sites) lists itself as well.
-      if (this.files.has(selector)) literalFiles.add(selector);
+      // A path that is both a page and a directory (sites: /guide and /guide/intro) selects the
+      // directory, so its browse action lists exactly its children; the page is listed beside it.
+      if (literal !== null && this.files.has(literal) && !this.isDirectory(literal)) literalFiles.add(literal);
+      if (selector !== '' && isGlob(selector)) globs.push(picomatch(selector, { dot: true }));
     }
     const fileTypes = new Set(selection.fileTypes);
     const languages = new Set(selection.languages);

@@ -39,11 +39,12 @@ function normalizePath(path: string, site: boolean): string {
   return p.replace(/^\/+/, '').replace(/\/+$/, '');
 }
 
-function filters(values: readonly string[] | undefined, field: string): { ok: true; values: string[] } | { ok: false; detail: string } {
+/** `file_types` and `languages` are trimmed and lowercased; `intents` are enum values, taken exactly. */
+function filters(values: readonly string[] | undefined, field: string, fold: boolean): { ok: true; values: string[] } | { ok: false; detail: string } {
   const out: string[] = [];
   for (const [i, raw] of (values ?? []).entries()) {
-    const value = raw.trim().toLowerCase();
-    if (value === '') return { ok: false, detail: `${field}[${i}] must not be blank` };
+    const value = fold ? raw.trim().toLowerCase() : raw;
+    if (value.trim() === '') return { ok: false, detail: `${field}[${i}] must not be blank` };
     if (!out.includes(value)) out.push(value);
   }
   return { ok: true, values: out };
@@ -60,9 +61,9 @@ export function parseSelection(input: SelectionInput, target: ListTarget): Selec
     if (!paths.includes(path)) paths.push(path);
   }
   const parsed = {
-    fileTypes: filters(input.file_types, 'file_types'),
-    languages: filters(input.languages, 'languages'),
-    intents: filters(input.intents, 'intents'),
+    fileTypes: filters(input.file_types, 'file_types', true),
+    languages: filters(input.languages, 'languages', true),
+    intents: filters(input.intents, 'intents', false),
   };
   for (const [field, result] of Object.entries({ file_types: parsed.fileTypes, languages: parsed.languages, intents: parsed.intents })) {
     if (!result.ok) return result;

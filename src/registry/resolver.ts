@@ -10,6 +10,7 @@ import type { Declaration } from '../sbom/model.js';
 import { parseNpmLock, type PackageLock } from '../sbom/ecosystems/npm/parse-npm-lock.js';
 import { TransientAnalysisError } from '../sbom/types.js';
 import type { NpmOptions } from './npm-options.js';
+import { resolutionFailureDetail } from './resolution-detail.js';
 
 class ResolutionTimeout extends Error {}
 
@@ -38,28 +39,6 @@ function impossiblePackage(error: unknown): string | null {
     }
   }
   return null;
-}
-
-/**
- * Why a resolution was impossible, in the caller's terms: the package and range they asked for,
- * never a registry URL or a library's own message.
- */
-function describeImpossible(error: unknown, code: string): string {
-  const e = error as { name?: unknown; wanted?: unknown; pkgid?: unknown } | null;
-  switch (code) {
-    case 'ETARGET':
-      return typeof e?.name === 'string' ? `no version of ${e.name} matches ${typeof e.wanted === 'string' ? e.wanted : 'the requested range'}` : 'no version matches a requested range';
-    case 'E404':
-      return typeof e?.pkgid === 'string' ? `${e.pkgid} is not in the registry` : 'a requested package is not in the registry';
-    case 'ERESOLVE':
-      return 'the dependency ranges conflict and cannot be satisfied together';
-    case 'EINVALIDTAGNAME':
-    case 'EINVALIDPACKAGENAME':
-    case 'EUNSUPPORTEDPROTOCOL':
-      return 'a dependency is declared with an invalid name or specifier';
-    default:
-      return 'a manifest could not be read';
-  }
 }
 
 /**
@@ -150,6 +129,7 @@ export function arboristResolver(options: NpmOptions, timeoutMs: number): Standa
       // A requirement the registry cannot satisfy is left out and kept as a declaration, so one
       // missing package does not cost the inventory of all the others.
       const dropped: Declaration[] = [];
+      const details: string[] = [];
       let lock: PackageLock | null = null;
       while (lock === null) {
         try {
@@ -158,7 +138,9 @@ export function arboristResolver(options: NpmOptions, timeoutMs: number): Standa
           const name = impossiblePackage(error);
           const next = name === null || dropped.length >= MAX_UNRESOLVABLE ? null : withoutRequirement(current, name, dropped);
           if (next === null) throw error;
-          notices.push(`${manifestPath}: ${describeImpossible(error, codeOf(error) ?? '')}; it is listed unresolved`);
+          const detail = resolutionFailureDetail(error, codeOf(error) ?? '');
+          details.push(detail);
+          notices.push(`${manifestPath}: ${detail}; it is listed unresolved`);
           current = next;
           manifests = await writeProject(root, current);
         }
@@ -166,7 +148,7 @@ export function arboristResolver(options: NpmOptions, timeoutMs: number): Standa
       const declared = [project.manifest, ...project.members].reduce((n, m) => n + DEPENDENCY_FIELDS.reduce((k, f) => k + Object.keys(m[f]).length, 0), 0);
       if (dropped.length > 0 && dropped.length === declared) {
         // Nothing the manifests ask for could be had: that is a failed resolution, not an inventory.
-        return { failed: { manifest: manifestPath, outcome: 'resolution_failed', detail: notices.join('; ') } };
+        return { failed: { manifest: manifestPath, outcome: 'resolution_failed', detail: details.join('; ') } };
       }
       const parsed = parseNpmLock({ path: manifestPath, dir: dirname(manifestPath), manifests }, lock);
       return {
@@ -182,7 +164,7 @@ export function arboristResolver(options: NpmOptions, timeoutMs: number): Standa
       if (signal?.aborted === true) throw error;
       const code = codeOf(error);
       if (code !== null && IMPOSSIBLE.has(code)) {
-        return { failed: { manifest: manifestPath, outcome: 'resolution_failed', detail: describeImpossible(error, code) } };
+        return { failed: { manifest: manifestPath, outcome: 'resolution_failed', detail: resolutionFailureDetail(error, code) } };
       }
       throw new TransientAnalysisError(`resolving ${manifestPath} failed`, { cause: error });
     } finally {

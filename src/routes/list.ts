@@ -4,6 +4,7 @@ import type { ListService } from '../inventory/list-service.js';
 import { ListRequestBody, ListResponse } from '../inventory/schemas.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
 import { parseSelection } from '../inventory/selection.js';
+import { NO_QUERY_PARAMETERS } from '../http/validation.js';
 import { parseTarget } from '../inventory/targets.js';
 
 /** Whether an Accept-Encoding header admits gzip (with a non-zero q). */
@@ -25,6 +26,7 @@ export function listRoutes(service: ListService): RoutePlugin {
       operationId: 'list',
       tags: ['inventory'],
       body: ListRequestBody,
+      querystring: NO_QUERY_PARAMETERS,
       response: { 200: json('One page of entries, with the target\'s resolution and preparation state.', ListResponse), ...problemResponses(...AUTHENTICATED_PROBLEMS, 404, 409, 422, 502, 504) },
       'x-service-cost': { weight: 1, class: 'light' },
     } as const;

@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import { PARSER_CONTRACT_VERSION } from '../sbom/contract.js';
 import { FAILURE_CODES, OUTPUT_FORMATS } from '../sbom/types.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
+import { NO_QUERY_PARAMETERS } from '../http/validation.js';
 import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
 
 export interface LockfileJobRouteDeps {
@@ -84,6 +85,7 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
           operationId: 'submitLockfileJob',
           tags: ['lockfile jobs'],
           body: uploadBodySchema,
+          querystring: NO_QUERY_PARAMETERS,
           response: {
             202: json('The job was accepted (or an Idempotency-Key replayed it); Location names it.', JobSnapshotSchema),
             ...problemResponses(...AUTHENTICATED_PROBLEMS, 409),
@@ -124,7 +126,7 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
     );
 
     const jobSchema = (summary: string, operationId: string, response: Record<number, unknown>) =>
-      ({ summary, operationId, tags: ['lockfile jobs'], params: IdParams, response: { ...response, ...problemResponses(...AUTHENTICATED_PROBLEMS, 404) }, 'x-service-cost': JOB_COST }) as const;
+      ({ summary, operationId, tags: ['lockfile jobs'], params: IdParams, querystring: NO_QUERY_PARAMETERS, response: { ...response, ...problemResponses(...AUTHENTICATED_PROBLEMS, 404) }, 'x-service-cost': JOB_COST }) as const;
 
     app.get(`${path}/:id`, { config: { capability: 'sbom' }, schema: jobSchema('The current snapshot of a job', 'getLockfileJob', { 200: json('The snapshot.', JobSnapshotSchema) }) }, async (request) => {
       const snapshot = await store.findForOwner(jobId(request), accountOf(request));

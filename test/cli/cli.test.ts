@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { freePort, LogWatcher, runCli, spawnCli, stopChild } from '../helpers/cli.js';
@@ -45,6 +46,9 @@ describe('pkgscope tokens', () => {
     const token = created.stdout.trim();
     expect(token).toMatch(/^pks_[A-Za-z0-9_-]{43}$/);
     expect(created.stderr).toMatch(/shown once/);
+    // Says which database holds it: the service must use the same one.
+    expect(created.stderr).toContain(new URL(database.url).pathname.slice(1));
+    expect(created.stderr).toMatch(/DATABASE_URL/);
 
     const listed = await runCli(['tokens', 'list', '--json'], env);
     expect(listed.code).toBe(0);
@@ -59,18 +63,82 @@ describe('pkgscope tokens', () => {
     expect(again.code).toBe(1);
 
     const bad = await runCli(['tokens', 'create', '--account', 'x', '--capabilities', 'list,fly'], env);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown capabilities: fly/);
+    for (const capabilities of ['bogus', 'list,fly']) {
+      const result = await runCli(['tokens', 'create', '--account', 'x', '--capabilities', capabilities], env);
+      // One line, no stack trace.
+      expect(result.stderr.trim().split('\n'), capabilities).toHaveLength(1);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('prints its usage for --help and exits 0, without any configuration', async () => {
+    for (const help of ['--help', '-h']) {
+      const result = await runCli(['tokens', help], { PORT: 'not-a-port' });
+      expect(result.code, help).toBe(0);
+      expect(result.stdout).toMatch(/pkgscope tokens create --account NAME/);
+      expect(result.stdout).toMatch(/DATABASE_URL/);
+    }
+    const bare = await runCli(['tokens'], { DATABASE_URL: database.url });
+    expect(bare.code).toBe(2);
+  });
+
+  it('lists at most a few characters of any token, a short bootstrap token included', async () => {
+    const env = { DATABASE_URL: database.url };
+    const created = await runCli(['tokens', 'create', '--account', 'few-chars'], env);
+    const token = created.stdout.trim();
+    // A short operator-chosen token, stored the way AUTH_BOOTSTRAP_TOKEN stores it.
+    const { ensureBootstrapToken } = await import('../../src/accounts/tokens.js');
+    const { connectDatabase } = await import('../../src/db/client.js');
+    const db = connectDatabase(database.url, { max: 1 });
+    try {
+      await ensureBootstrapToken(db.db, 'tiny-secret');
+    } finally {
+      await db.close();
+    }
+    for (const args of [['tokens', 'list'], ['tokens', 'list', '--json']]) {
+      const listed = await runCli(args, env);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).not.toContain(token.slice(0, 11));
+      expect(listed.stdout).toContain(token.slice(0, 10));
+      expect(listed.stdout).not.toContain('tiny-s');
+      expect(listed.stdout).toContain('tin…');
+    }
   });
 });
+
+/** Deletes every key under `prefix` (the queues and schedulers a started service left); returns how many remain. */
+async function dropRedisPrefix(prefix: string): Promise<number> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    const scan = async (): Promise<string[]> => {
+      const found: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        found.push(...keys);
+      } while (cursor !== '0');
+      return found;
+    };
+    const keys = await scan();
+    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+    return (await scan()).length;
+  } finally {
+    redis.disconnect();
+  }
+}
 
 describe('pkgscope start', () => {
   it('serves, restarts a crashed child, and stops both children on SIGTERM', async () => {
     const port = await freePort();
+    const prefix = `pkgscope-test-start-${process.pid}-${port}`;
     const child = spawnCli(['start'], {
       DATABASE_URL: database.url,
       REDIS_URL,
-      REDIS_PREFIX: `pkgscope-test-start-${port}`,
+      REDIS_PREFIX: prefix,
       PORT: String(port),
       AUTH_BOOTSTRAP_TOKEN: 'start-test-token',
     });
@@ -104,6 +172,8 @@ describe('pkgscope start', () => {
       for (const pid of [workerPid, newApiPid]) expect(() => process.kill(pid, 0)).toThrow();
     } finally {
       await stopChild(child, 'SIGKILL');
+      // The service's queues and job schedulers stay in Redis after it stops: a test leaves none behind.
+      expect(await dropRedisPrefix(prefix)).toBe(0);
     }
   }, 60_000);
 });

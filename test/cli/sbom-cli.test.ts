@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as CDX from '@cyclonedx/cyclonedx-library';
@@ -69,6 +69,42 @@ describe('pkgscope sbom', () => {
     expect(folder.stdout).toMatch(/^lockfile: +package-lock\.json/m);
     const named = await runCli(['sbom', '--offline', join(dir, 'bun.lockb')]);
     expect(named.code).toBe(3);
+  });
+
+  it('skips fixture and vendor folders by default and names them; --exclude and --include adjust the walk', async () => {
+    const repo = join(work, 'repo');
+    await rm(repo, { recursive: true, force: true });
+    await cp(join(FIXTURES, 'lockfiles/small/yarn1'), repo, { recursive: true });
+    for (const [dir, fixture] of [
+      ['test/fixtures/big', 'medium/npm3'],
+      ['packages/a/__fixtures__/peers', 'peers/npm3'],
+      ['vendor/acme', 'peers/npm3'],
+      ['examples/demo', 'small/yarn1'],
+      ['node_modules/dep', 'small/yarn1'],
+    ] as const) {
+      await mkdir(join(repo, dir), { recursive: true });
+      await cp(join(FIXTURES, 'lockfiles', fixture), join(repo, dir), { recursive: true });
+    }
+    const lockfiles = (stdout: string): string[] => [...stdout.matchAll(/^lockfile: +(\S+)/gm)].map((m) => m[1]!).sort();
+
+    const plain = await runCli(['sbom', '--offline', '--format', 'text', repo]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(lockfiles(plain.stdout)).toEqual(['examples/demo/yarn.lock', 'yarn.lock']);
+    expect(plain.stderr).toMatch(/^skipped 3 fixture\/vendor folders \(--include GLOB reads them\): packages\/a\/__fixtures__, test\/fixtures, vendor$/m);
+
+    const adjusted = await runCli(['sbom', '--offline', '--format', 'text', '--exclude', 'examples/**', '--include', 'vendor/**', repo]);
+    expect(adjusted.code, adjusted.stderr).toBe(0);
+    expect(lockfiles(adjusted.stdout)).toEqual(['vendor/acme/package-lock.json', 'yarn.lock']);
+    expect(adjusted.stderr).toMatch(/skipped 2 fixture\/vendor folders .*: packages\/a\/__fixtures__, test\/fixtures$/m);
+
+    // Text output stays within 120 columns, long install paths included.
+    const everything = await runCli(['sbom', '--offline', '--format', 'text', '--include', '**', repo]);
+    expect(everything.code, everything.stderr).toBe(0);
+    // node_modules is read only when a glob names a path inside it.
+    expect(lockfiles(everything.stdout)).toHaveLength(5);
+    expect(lockfiles(everything.stdout)).not.toContain('node_modules/dep/yarn.lock');
+    const widest = Math.max(...everything.stdout.split('\n').map((l) => l.length));
+    expect(widest).toBeLessThanOrEqual(120);
   });
 
   it('exits 1 with the failure code, 2 on usage errors, 3 on unreadable input', async () => {

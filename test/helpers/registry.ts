@@ -34,6 +34,8 @@ export interface FixtureRegistryOptions {
   readonly statusFor?: (name: string) => number | null;
   /** Answer 404 to `GET /<name>/<version>`, as registries without that endpoint do. */
   readonly noVersionEndpoint?: boolean;
+  /** A document to serve as a package's packument instead of the one built from `packages` (malformed ones included). */
+  readonly rawPackument?: (name: string) => unknown;
   /** Holds the answer to a path until the returned promise settles (undefined: answer at once). */
   readonly holdFor?: (path: string) => Promise<void> | undefined;
 }
@@ -96,6 +98,8 @@ export async function startFixtureRegistry(options: FixtureRegistryOptions = {})
       res.end(JSON.stringify(body));
     };
     if (forced !== null) return send(forced, { error: 'forced' });
+    const raw = version === undefined ? options.rawPackument?.(name) : undefined;
+    if (raw !== undefined) return send(200, raw);
     if (version === '-') {
       const fileName = parts[scoped ? 3 : 2] ?? '';
       const pkg = lookup(name);

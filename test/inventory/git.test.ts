@@ -2,7 +2,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BlobReader, GitSource, listTree, parseLsRemote, resolveRef } from '../../src/inventory/sources/git.js';
+import { BlobReader, GitError, GitSource, listTree, parseLsRemote, resolveRef } from '../../src/inventory/sources/git.js';
+import { remoteFailure } from '../../src/inventory/sources/git-failure.js';
 import { GitHost } from '../helpers/git-host.js';
 
 const A = 'a'.repeat(40);
@@ -100,4 +101,20 @@ describe('fetching and reading a commit', () => {
     }
     expect(await readdir(cacheDir)).toHaveLength(1);
   });
+});
+
+describe('how a remote failed', () => {
+  it.each([
+    ["fatal: '/srv/git/o/r.git' does not appear to be a git repository", 'missing'],
+    ["fatal: repository 'https://git.example.test/o/r.git/' not found", 'missing'],
+    ["fatal: unable to access 'https://git.example.test/o/r.git/': The requested URL returned error: 403", 'missing'],
+    ['fatal: could not read Username for \'https://git.example.test\': terminal prompts disabled', 'missing'],
+    [`fatal: remote error: upload-pack: not our ref ${A}`, 'missing'],
+    ["fatal: unable to access 'https://git.example.test/o/r.git/': The requested URL returned error: 502", 'unavailable'],
+    ["fatal: unable to access 'http://127.0.0.1:1/o/r.git/': Failed to connect to 127.0.0.1 port 1: Couldn't connect to server", 'unavailable'],
+    ["fatal: unable to access 'https://nowhere.invalid/o/r.git/': Could not resolve host: nowhere.invalid", 'unavailable'],
+  ] as const)('%s → %s', (stderr, kind) => {
+    expect(remoteFailure(new GitError('git failed', stderr, 128))).toBe(kind);
+  });
+
 });

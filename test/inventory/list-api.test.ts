@@ -48,7 +48,16 @@ beforeAll(async () => {
   packages['wide'] = {
     versions: { '1.0.0': { _tarball: await packageTarball(Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`${longDir}f${i}.txt`, 'x']))) } },
   };
-  h = await startJobsHarness({}, { packages });
+  packages['leaky'] = {
+    versions: { '1.0.0': { _tarballStatus: 410, repository: { url: 'git+https://user:s3cret@git.example.test/owner/leaky.git#main' }, gitHead: 'def456' } },
+  };
+  // Registry documents this client cannot read: `versions` that is not a map.
+  const malformed: Record<string, unknown> = {
+    'bad-versions': { name: 'bad-versions', 'dist-tags': { latest: '1.0.0' }, versions: 'oops' },
+    'array-versions': { name: 'array-versions', 'dist-tags': { latest: '1.0.0' }, versions: [] },
+    'bad-tags': { name: 'bad-tags', 'dist-tags': 'latest', versions: {} },
+  };
+  h = await startJobsHarness({}, { packages, rawPackument: (name) => malformed[name] });
   token = await h.token('lister');
 });
 afterAll(() => h.close());
@@ -83,11 +92,20 @@ describe('request validation', () => {
     [{ target: 'npm:demo', languages: Array.from({ length: 65 }, () => 'x') }, /languages must have at most 64 items/],
     [{ target: 'npm:demo', file_types: ['ts', '  '] }, /file_types\[1\] must not be blank/],
     [{ target: 'npm:demo', intents: ['production', 'docs'] }, /intents\[1\] must be one of/],
+    [{ target: 'npm:demo', intents: ['TEST'] }, /intents\[0\] must be one of/],
+    [{ target: 'npm:demo', intents: [' test'] }, /intents\[0\] must be one of/],
     [{ target: 'site:docs.example.test', languages: ['html'] }, /languages cannot be used with a site: target/],
     [{ target: 'npm:demo', fields: 'path' }, /fields is not an allowed field/],
     [{ target: 'npm:demo', after: 'not-a-cursor' }, /after is not a valid cursor/],
   ])('rejects %j', async (body, pattern) => {
     await expect400(body, pattern);
+  });
+
+  it.each(['fields=path', 'limit=5', 'x', 'after='])('rejects any query parameter (%s): the operation takes none', async (query) => {
+    const res = await h.app.inject({ method: 'POST', url: `/v1/list?${query}`, headers: { authorization: `Bearer ${token}` }, payload: { target: 'npm:demo' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(res.json<{ detail: string }>().detail).toMatch(/query parameter/);
   });
 
   it('answers a wrong method with 405 and Allow: POST', async () => {
@@ -183,6 +201,14 @@ describe('preparation', () => {
     }
   });
 
+  it('answers 502 LIST_UNSUPPORTED_API for a registry document it cannot read, never 404', async () => {
+    for (const target of ['npm:bad-versions', 'npm:array-versions@1.0.0', 'npm:bad-tags']) {
+      const res = await list({ target });
+      expect(res.statusCode, target).toBe(502);
+      expect(res.json(), target).toMatchObject({ code: 'LIST_UNSUPPORTED_API' });
+    }
+  });
+
   it('answers 409 with the repository and commit when the tarball is unavailable, never widening', async () => {
     const workers = await h.startWorkers();
     try {
@@ -192,9 +218,15 @@ describe('preparation', () => {
       expect(res.statusCode).toBe(409);
       expect(res.json()).toMatchObject({
         code: 'SOURCE_INVENTORY_SCOPE_UNAVAILABLE',
-        repo_url: 'git+https://git.example.test/owner/gone.git',
+        repo_url: 'https://git.example.test/owner/gone',
         commit_sha: 'abc123',
       });
+      // A repository root safe to follow: no credentials, no git+ or .git, no fragment.
+      await listOk({ target: 'npm:leaky@1.0.0' });
+      const leaky = await list({ target: 'npm:leaky@1.0.0', wait_timeout_ms: 20_000 });
+      expect(leaky.statusCode).toBe(409);
+      expect(leaky.json()).toMatchObject({ repo_url: 'https://git.example.test/owner/leaky', commit_sha: 'def456' });
+      expect(leaky.body).not.toContain('s3cret');
     } finally {
       await workers.close();
     }
@@ -259,6 +291,14 @@ describe('listing a prepared package', () => {
       after = page.next_cursor ?? undefined;
     }
     expect(seen).toEqual(whole.entries);
+  });
+
+  it('treats a whitespace-only after as blank: page one', async () => {
+    const first = await listOk({ target: demo, recursive: true, limit: 2 });
+    for (const after of ['', ' ', '\t\n ']) {
+      const page = await listOk({ target: demo, recursive: true, limit: 2, after });
+      expect(page.entries, JSON.stringify(after)).toEqual(first.entries);
+    }
   });
 
   it('refuses a cursor replayed with another selection, or altered', async () => {

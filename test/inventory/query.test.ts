@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CursorCodec } from '../../src/inventory/cursor.js';
-import { InventoryIndex, type IndexEntry, type StoredEntry } from '../../src/inventory/query.js';
+import { exactSelector, InventoryIndex, type IndexEntry, type StoredEntry } from '../../src/inventory/query.js';
 import { parseSelection, selectionKey, type Selection } from '../../src/inventory/selection.js';
 import { parseTarget, type ListTarget } from '../../src/inventory/targets.js';
 
@@ -113,16 +113,56 @@ describe('pagination', () => {
         expect(page.entries.length).toBeLessThanOrEqual(limit);
         collected.push(...paths(page.entries));
         if (!page.hasMore) break;
-        after = page.entries.at(-1)!.path;
+        after = page.last;
       }
       expect(collected).toEqual(expected);
     }
+  });
+
+  it.each([1, 2, 3])('never skips a directory that is also a page (limit %i)', (limit) => {
+    const site = new InventoryIndex(['guide', 'guide/intro', 'guide-b', 'z'].map((p) => file(p, { kind: 'page' })));
+    const selection = { ...select({}), limit };
+    const collected: string[] = [];
+    let after: string | null = null;
+    for (let guard = 0; guard < 20; guard++) {
+      const page = site.page(selection, after);
+      collected.push(...paths(page.entries));
+      if (!page.hasMore) break;
+      after = page.last;
+    }
+    expect(collected).toEqual(['guide', 'dir:guide', 'guide-b', 'z']);
+  });
+});
+
+describe('directory names that read as globs (Next.js routes and friends)', () => {
+  const NAMES = ['app/[slug]', 'app/(group)', 'app/[...all]', 'a{b,c}', 'star*', 'q?x', '+(p)'];
+  const tree = new InventoryIndex(
+    [...NAMES.flatMap((dir) => [`${dir}/page.tsx`, `${dir}/nested/deep.ts`]), 'app/s', 'app/l', 'ab', 'ac', 'starry', 'qax', 'p'].map((p) => file(p)),
+  );
+  const listed = (selection: Selection): string[] => paths(tree.page({ ...selection, limit: 10_000 }, null).entries);
+
+  it.each(NAMES)('a browse selector for %s lists exactly that directory’s children', (dir) => {
+    const children = [`dir:${dir}/nested`, `${dir}/page.tsx`].sort((a, b) => Buffer.compare(Buffer.from(a.replace('dir:', '')), Buffer.from(b.replace('dir:', ''))));
+    expect(listed(select({ paths: [exactSelector(dir)] }))).toEqual(children);
+    expect(listed(select({ paths: [exactSelector(dir)], recursive: true }))).toEqual([`${dir}/nested/deep.ts`, `${dir}/page.tsx`]);
+  });
+
+  it('reads a selector naming an existing path as that path and as a glob', () => {
+    expect(listed(select({ paths: ['app/[slug]'] }))).toEqual(['app/[slug]/nested', 'app/[slug]/page.tsx', 'app/l', 'app/s'].map((p) => (p.endsWith('nested') ? `dir:${p}` : p)));
+    expect(listed(select({ paths: ['a{b,c}'] }))).toEqual(['ab', 'ac', 'dir:a{b,c}/nested', 'a{b,c}/page.tsx']);
+    // A glob that names no path stays a glob only.
+    expect(listed(select({ paths: ['app/[sl]'] }))).toEqual(['app/l', 'app/s']);
+  });
+
+  it('keeps plain paths as their own selectors', () => {
+    expect(exactSelector('src/util')).toBe('src/util');
+    expect(exactSelector('a\\b')).toBe('a\\b');
   });
 });
 
 describe('cursors', () => {
   const codec = new CursorCodec(Buffer.from('a-secret-of-at-least-thirty-two-bytes!'));
-  const state = { selection: 'sel', inventory: 'inv', after: 'src/ünïcode.ts' };
+  const state = { selection: 'sel', inventory: 'inv', after: 'src/ünïcode.ts', pin: null };
 
   it('round-trips and refuses any altered byte or a foreign key', () => {
     const cursor = codec.encode(state);
@@ -172,9 +212,14 @@ describe('targets and selection rules', () => {
     expect(parseSelection({ paths: ['a', 'é'.repeat(1025)] }, target)).toEqual({ ok: false, detail: 'paths[1] is longer than 2048 UTF-8 bytes' });
     expect(parseSelection({ paths: ['x'.repeat(2048)] }, target).ok).toBe(true);
     expect(parseSelection({ languages: ['ts', ' '] }, target)).toEqual({ ok: false, detail: 'languages[1] must not be blank' });
-    const unknownIntent = parseSelection({ intents: ['Test', 'docs'] }, target);
+    const unknownIntent = parseSelection({ intents: ['test', 'docs'] }, target);
     expect(unknownIntent.ok).toBe(false);
     expect(unknownIntent.ok ? '' : unknownIntent.detail).toMatch(/^intents\[1\] must be one of/);
+    // Intents are ListIntent values: not trimmed or lowercased like file types and languages.
+    for (const bad of ['TEST', ' test', 'Test ']) {
+      const parsed = parseSelection({ intents: [bad] }, target);
+      expect(parsed.ok ? '' : parsed.detail, bad).toMatch(/^intents\[0\] must be one of/);
+    }
     expect(parseSelection({ file_types: ['md'] }, site)).toEqual({ ok: false, detail: 'file_types cannot be used with a site: target' });
     expect(parseSelection({ paths: ['/', '/intro'] }, site)).toMatchObject({ ok: true, selection: { paths: ['', 'intro'] } });
   });

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +37,9 @@ const RAW_PATH = Buffer.from([0x6c, 0x61, 0x74, 0x69, 0x6e, 0xe9, 0x2e, 0x74, 0x
 
 let h: JobsHarness;
 let host: GitHost;
+/** A git host that answers every request with HTTP 500, and the port of one that is gone. */
+let failing: Server;
+let closedPort = 0;
 let cacheDir: string;
 let token: string;
 const { list, listOk, read } = inventoryClient(
@@ -68,8 +73,19 @@ beforeAll(async () => {
   await host.create('acme', 'trunk', 'trunk');
   shas['trunk'] = await host.commit('acme', 'trunk', 'trunk', { 'main.go': 'package main\n' });
 
+  failing = createServer((_req, res) => res.writeHead(500).end('broken'));
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+  const gone = createServer();
+  await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+  closedPort = (gone.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => gone.close(() => resolve()));
+
   h = await startJobsHarness({
-    GIT_HOSTS: JSON.stringify({ github: host.baseUrl, gitlab: host.baseUrl }),
+    GIT_HOSTS: JSON.stringify({
+      github: host.baseUrl,
+      gitlab: `http://127.0.0.1:${(failing.address() as AddressInfo).port}`,
+      bitbucket: `http://127.0.0.1:${closedPort}`,
+    }),
     GIT_REFS_TTL_MS: '0',
     GIT_CACHE_DIR: cacheDir,
     INVENTORY_MAX_FILE_BYTES: String(256 * 1024),
@@ -79,6 +95,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h.close();
+  await new Promise<void>((resolve) => failing.close(() => resolve()));
   await host.close();
   await rm(cacheDir, { recursive: true, force: true });
 });
@@ -160,13 +177,33 @@ describe('ref resolution', () => {
   });
 
   it('answers 404 LIST_TARGET_NOT_FOUND for a missing repository, ref or commit', async () => {
-    for (const target of ['github:acme/nothing', 'github:nobody/widget@main', 'github:acme/widget@no-such-branch', 'github:acme/widget@abcdef1']) {
+    const unknownCommit = '0123456789abcdef0123456789abcdef01234567';
+    for (const target of ['github:acme/nothing', 'github:nobody/widget@main', 'github:acme/widget@no-such-branch', 'github:acme/widget@abcdef1', `github:acme/widget@${unknownCommit}`]) {
       const res = await list({ target });
       expect(res.statusCode, target).toBe(404);
       expect(res.json(), target).toMatchObject({ code: 'LIST_TARGET_NOT_FOUND' });
     }
     const bad = await list({ target: 'github:acme/widget@a..b' });
     expect(bad.statusCode).toBe(400);
+    // An unknown commit is refused before anything is admitted for it.
+    const rows = await h.database.db.select().from(inventories).where(eq(inventories.identity, `github:acme/widget@${unknownCommit}`));
+    expect(rows).toHaveLength(0);
+  });
+
+  it('answers 502 for a git host that fails or cannot be reached, never "not found"', async () => {
+    for (const target of ['gitlab:acme/widget', 'bitbucket:acme/widget@main']) {
+      const res = await list({ target });
+      expect(res.statusCode, target).toBe(502);
+      expect(res.json(), target).toMatchObject({ code: 'LIST_UNSUPPORTED_API' });
+      expect(res.body, target).not.toContain(String(closedPort));
+    }
+  });
+
+  it('suggests each ref name once, even when a branch and a tag share it', async () => {
+    const page = await listOk({ target: 'github:acme/widget@release' });
+    const suggested = page.target_resolution?.suggested_refs.map((r) => r.ref) ?? [];
+    expect(suggested.length).toBeGreaterThan(0);
+    expect(new Set(suggested).size).toBe(suggested.length);
   });
 });
 
@@ -249,7 +286,65 @@ describe('snapshot contents', () => {
   });
 });
 
+describe('directory names that read as globs', () => {
+  it('follows every directory’s own browse action to exactly its children (Next.js-style folders)', async () => {
+    await host.create('acme', 'next');
+    const dirs = ['app/[slug]', 'app/(group)', 'app/[...all]', 'a{b,c}', 'star*'];
+    const files: Record<string, FixtureFile> = { 'app/s': 's\n', 'app/l': 'l\n', ab: 'ab\n', ac: 'ac\n', starry: 'starry\n' };
+    for (const dir of dirs) {
+      files[`${dir}/page.tsx`] = 'export default 1;\n';
+      files[`${dir}/inner/x.ts`] = 'export {};\n';
+    }
+    await host.commit('acme', 'next', 'main', files);
+    await withWorkers(() => listOk({ target: 'github:acme/next', wait_timeout_ms: 30_000 }));
+    const browseAll = async (selector: { target: string; paths: string[] | null }, dir: string): Promise<void> => {
+      const page = await listOk({ target: selector.target, paths: selector.paths ?? [] });
+      const expected = Object.keys(files)
+        .filter((p) => p.startsWith(`${dir}/`))
+        .map((p) => p.slice(dir.length + 1).split('/')[0])
+        .filter((name, i, all) => all.indexOf(name) === i)
+        .map((name) => `${dir}/${name}`)
+        .sort();
+      expect(page.entries.map((e) => e.path).sort(), dir).toEqual(expected);
+      for (const entry of page.entries) if (entry.kind === 'directory') await browseAll(entry.browse!, entry.path);
+    };
+    const root = await listOk({ target: 'github:acme/next' });
+    const browsed = root.entries.filter((e) => e.kind === 'directory');
+    expect(browsed.map((e) => e.path).sort()).toEqual(['a{b,c}', 'app', 'star*'].sort());
+    for (const entry of browsed) await browseAll(entry.browse!, entry.path);
+  });
+});
+
 describe('freshness', () => {
+  it('repeats page one’s evidence on every continuation page, even after the new commit is ready', async () => {
+    await host.create('acme', 'paged');
+    const before = await host.commit('acme', 'paged', 'main', { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+    await withWorkers(() => listOk({ target: 'github:acme/paged@main', wait_timeout_ms: 30_000 }));
+    const after = await host.commit('acme', 'paged', 'main', { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n', 'd.txt': 'd\n' });
+    const first = await listOk({ target: 'github:acme/paged@main', limit: 1 });
+    expect(first).toMatchObject({ code_index_state: 'stale', canonical_target: `github:acme/paged@${after}`, resolution: { commit_sha: before } });
+    const evidence = (page: typeof first) => {
+      const { entries: _entries, has_more: _more, next_cursor: _cursor, indexing_estimate: _estimate, indexing_status: _status, indexing_ref: _ref, target_resolution, ...rest } = page;
+      const { indexing_ref: _tref, available_refs: _available, ...identity } = target_resolution!;
+      return { ...rest, available_versions: null, target_resolution: identity };
+    };
+    // The new commit gets ready meanwhile: the cursor still pages the snapshot page one served, described as page one did.
+    await withWorkers(() => listOk({ target: `github:acme/paged@${after}`, wait_timeout_ms: 30_000 }));
+    let cursor = first.next_cursor;
+    const seen = first.entries.map((e) => e.path);
+    while (cursor !== null) {
+      const next = await listOk({ target: 'github:acme/paged@main', limit: 1, after: cursor });
+      expect(evidence(next)).toEqual(evidence(first));
+      expect(next.target_resolution?.resolved_requested?.commit_sha).toBe(after);
+      expect(next.target_resolution?.served?.commit_sha).toBe(before);
+      seen.push(...next.entries.map((e) => e.path));
+      cursor = next.next_cursor;
+    }
+    expect(seen).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    // A fresh request moves on to the new commit.
+    expect(await listOk({ target: 'github:acme/paged@main', limit: 1 })).toMatchObject({ code_index_state: 'current', resolution: { commit_sha: after } });
+  });
+
   it('serves a moved branch from its indexed commit as stale while the new commit is prepared', async () => {
     await host.create('acme', 'moving');
     const before = await host.commit('acme', 'moving', 'main', { 'a.txt': 'one\n' });

@@ -67,6 +67,31 @@ function resources(): Record<string, SiteResource> {
     '/slow': htmlPage('Slow', 'Slow home', ['slow/1', 'slow/2']),
     '/slow/1': htmlPage('Slow 1', 'one'),
     '/slow/2': htmlPage('Slow 2', 'two'),
+    // A directory that is also a page, a page with two URLs, a canonical alias, a `//` path.
+    '/folded': htmlPage('Folded', 'Folded home', [
+      'folded/guide',
+      'folded/guide/intro',
+      'folded/docs/',
+      'folded/docs/index.html',
+      'folded/alias',
+      'folded/canon',
+      '{origin}/folded//twice/',
+      '{origin}/folded//twice/x',
+    ]),
+    '/folded/guide': htmlPage('Guide', 'Guide page'),
+    '/folded/guide/intro': htmlPage('Intro', 'Intro page'),
+    '/folded/docs/': htmlPage('Docs index', 'One page, two URLs'),
+    '/folded/docs/index.html': htmlPage('Docs index', 'One page, two URLs'),
+    '/folded/alias': {
+      body: '<html><head><title>Canon</title><link rel="canonical" href="/folded/canon"></head><body><main><p>Canonical text</p></main></body></html>',
+    },
+    '/folded/canon': htmlPage('Canon', 'Canonical text', ['/folded/deep']),
+    // Names the landing page as canonical (a common misconfiguration): kept under its own path.
+    '/folded/deep': {
+      body: '<html><head><title>Deep</title><link rel="canonical" href="/folded"></head><body><main><p>Deep text</p></main></body></html>',
+    },
+    '/folded//twice/': htmlPage('Twice index', 'A page at a // URL'),
+    '/folded//twice/x': htmlPage('Twice', 'Behind a double slash'),
   };
   for (let i = 1; i <= 6; i++) r[`/chain/${i}`] = htmlPage(`Chain ${i}`, `link ${i}`, [`/chain/${i + 1}`]);
   for (let i = 0; i < MANY; i++) r[`/many/p${String(i).padStart(2, '0')}`] = htmlPage(`Page ${i}`, `Text ${i}`);
@@ -215,6 +240,26 @@ describe('site targets', () => {
     const notes = (await read(docs(), 'notes.txt')).json<ReadResponseType>();
     expect(notes.content).toBe('# Notes\nplain text notes\n');
     expect((await read(docs(), 'guide')).statusCode).toBe(404);
+  });
+
+  it('lists a directory that is also a page as both, folds directory indexes and canonical aliases, and browses `//` paths', async () => {
+    const target = `site:${site.host}/folded`;
+    await listOk({ target, wait_timeout_ms: 20_000 });
+    await crawled(target);
+    const root = await listOk({ target });
+    expect(root.entries.map((e) => `${e.kind}:${e.path}`)).toEqual(['page:/', 'directory:/twice', 'page:canon', 'page:deep', 'directory:docs', 'page:guide', 'directory:guide']);
+    expect(root.entries.find((e) => e.kind === 'page' && e.path === 'guide')?.read).toEqual({ target, path: 'guide' });
+    // Every directory's own browse action lists exactly its children.
+    const children: Record<string, string[]> = { '/twice': ['/twice/', '/twice/x'], docs: ['docs/'], guide: ['guide/intro'] };
+    for (const entry of root.entries.filter((e) => e.kind === 'directory')) {
+      expect(entry.browse?.target).toBe(target);
+      const page = await listOk({ target: entry.browse!.target, paths: entry.browse!.paths! });
+      expect(page.entries.map((e) => e.path), entry.path).toEqual(children[entry.path]);
+    }
+    // Each page once: the index page under its directory, the alias under its canonical path.
+    expect((await allPaths(target)).sort()).toEqual(['/', '/twice/', '/twice/x', 'canon', 'deep', 'docs/', 'guide', 'guide/intro'].sort());
+    expect((await read(target, '/twice/')).json<ReadResponseType>().content).toContain('A page at a // URL');
+    expect((await read(target, 'docs/')).json<ReadResponseType>().content).toContain('One page, two URLs');
   });
 
   it('reports complete coverage, but never from an empty page', async () => {

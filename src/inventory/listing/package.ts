@@ -1,7 +1,8 @@
 import semver from 'semver';
 import { ProblemError } from '../../http/problems.js';
 import type { ListAvailableVersionType, ListIdentityType } from '../schemas.js';
-import { RegistryUnavailable, type NpmPackageSource } from '../sources/npm.js';
+import { RegistryMalformed, RegistryUnavailable, type NpmPackageSource } from '../sources/npm.js';
+import { safeRepositoryRoot } from '../sources/repo-url.js';
 import type { InventoryRow } from '../store.js';
 import type { PackageTarget } from '../targets.js';
 import { BriefCache, estimate, notReady, NO_SITE_FIELDS, retryIfDue, settled, sourceStates, type ListerDeps } from './shared.js';
@@ -37,6 +38,7 @@ export class PackageLister implements Lister<PackageTarget> {
           ? new ProblemError('TIMEOUT', 'The registry did not answer in time; try again.')
           : new ProblemError('LIST_UNSUPPORTED_API', 'The registry could not be asked about this package; try again later.');
       }
+      if (error instanceof RegistryMalformed) throw new ProblemError('LIST_UNSUPPORTED_API', 'The registry answered with a package document this service cannot read.');
       throw error;
     }
     if (lookup.kind === 'no_package') throw new ProblemError('LIST_TARGET_NOT_FOUND', `The registry has no package ${target.name}.`);
@@ -60,12 +62,14 @@ export class PackageLister implements Lister<PackageTarget> {
     return this.view(target, row);
   }
 
-  async view(target: PackageTarget, row: InventoryRow): Promise<ServedView> {
+  async view(target: PackageTarget, row: InventoryRow, _pin: string | null = null): Promise<ServedView> {
     const version = row.version ?? '';
     const canonical = packageIdentity(target.name, version);
+    // The registry's repository field as a plain https root (no git+, .git or credentials).
+    const repoUrl = safeRepositoryRoot(row.facts.repoUrl ?? null);
     if (row.state === 'unavailable') {
       const extras: Record<string, string> = {};
-      if (row.facts.repoUrl) extras['repo_url'] = row.facts.repoUrl;
+      if (repoUrl !== null) extras['repo_url'] = repoUrl;
       if (row.facts.gitHead) extras['commit_sha'] = row.facts.gitHead;
       throw new ProblemError(
         'SOURCE_INVENTORY_SCOPE_UNAVAILABLE',
@@ -81,7 +85,7 @@ export class PackageLister implements Lister<PackageTarget> {
       registry: 'npm',
       package_name: target.name,
       version,
-      repo_url: row.facts.repoUrl ?? null,
+      repo_url: repoUrl,
       git_ref: null,
       commit_sha: row.facts.gitHead ?? null,
     };
@@ -99,6 +103,7 @@ export class PackageLister implements Lister<PackageTarget> {
       served: ready ? identity : null,
       cacheable: ready,
       generation: '',
+      pin: null,
       stamp: String(versions.stamp),
       fields: {
         indexed_version: ready ? version : null,

@@ -1,6 +1,7 @@
 import { ProblemError } from '../../http/problems.js';
 import type { ListAvailableVersionType, ListIdentityType } from '../schemas.js';
 import { GitError, resolveRef, type GitSource, type RemoteRefs } from '../sources/git.js';
+import { remoteFailure } from '../sources/git-failure.js';
 import type { InventoryRow } from '../store.js';
 import type { RepositoryTarget } from '../targets.js';
 import { BriefCache, estimate, notReady, NO_SITE_FIELDS, retryIfDue, settled, sourceStates, type ListerDeps } from './shared.js';
@@ -20,6 +21,18 @@ interface Located {
 }
 
 const FULL_SHA = /^[0-9a-f]{40}$/i;
+
+/** What the refs said when page one was made: the inventory the ref resolved to and the ref's name. */
+interface Pin {
+  readonly resolved: string;
+  readonly ref: string;
+}
+
+function readPin(pin: string | null): Pin | null {
+  if (pin === null) return null;
+  const parsed = JSON.parse(pin) as Partial<Pin>;
+  return typeof parsed.resolved === 'string' && typeof parsed.ref === 'string' ? { resolved: parsed.resolved, ref: parsed.ref } : null;
+}
 
 /**
  * Repository targets: refs resolved with `git ls-remote` (branch, tag, full or abbreviated
@@ -49,17 +62,27 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
   }
 
   private async locate(target: RepositoryTarget): Promise<Located> {
-    const url = this.git.repoUrl(target.host, target.owner, target.repo);
-    let refs: RemoteRefs | null;
     try {
-      refs = await this.git.refs(url);
+      return await this.locateOnHost(target);
     } catch (error) {
-      if (error instanceof GitError) throw new ProblemError('TIMEOUT', 'The repository host did not answer in time; try again.');
-      throw error;
+      if (!(error instanceof GitError)) throw error;
+      // Only a host that says so makes a target "not found"; trouble reaching it is the host's.
+      if (remoteFailure(error) === 'timeout') throw new ProblemError('TIMEOUT', 'The repository host did not answer in time; try again.');
+      throw new ProblemError('LIST_UNSUPPORTED_API', 'The repository host failed or could not be reached; try again later.');
     }
+  }
+
+  private async locateOnHost(target: RepositoryTarget): Promise<Located> {
+    const url = this.git.repoUrl(target.host, target.owner, target.repo);
+    const refs = await this.git.refs(url);
     if (refs === null) throw new ProblemError('LIST_TARGET_NOT_FOUND', `Repository ${repositoryKey(target)} does not exist or cannot be read.`);
     let resolution = resolveRef(refs, target.ref);
     if (resolution.kind === 'abbreviation' && target.ref !== null) resolution = await this.git.resolveAbbreviation(url, target.ref);
+    // A full SHA is taken at its word by resolveRef (an abbreviation was found in the history).
+    const pinned = target.ref !== null && FULL_SHA.test(target.ref);
+    if (resolution.kind === 'found' && pinned && !(await this.commitKnown(target, refs, resolution.commit, url))) {
+      resolution = { kind: 'not_found' };
+    }
     switch (resolution.kind) {
       case 'found':
         return { url, commit: resolution.commit, refName: resolution.refName, refKind: resolution.refKind, refs };
@@ -68,6 +91,16 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
       default:
         throw new ProblemError('LIST_TARGET_NOT_FOUND', `${repositoryKey(target)} has no ref ${JSON.stringify(target.ref ?? 'HEAD')}.`);
     }
+  }
+
+  /**
+   * Whether a pinned commit exists: a branch or tag tip, a commit already admitted here (its
+   * inventory tells what became of it), or one the host hands out when asked for it.
+   */
+  private async commitKnown(target: RepositoryTarget, refs: RemoteRefs, commit: string, url: string): Promise<boolean> {
+    for (const tip of [...refs.branches.values(), ...refs.tags.values()]) if (tip === commit) return true;
+    if ((await this.deps.store.byIdentity(`${repositoryKey(target)}@${commit}`)) !== null) return true;
+    return this.git.hasCommit(url, commit);
   }
 
   private async inventory(target: RepositoryTarget, located: Located): Promise<InventoryRow> {
@@ -87,7 +120,7 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
     // A pinned commit already indexed needs no remote.
     if (target.ref !== null && FULL_SHA.test(target.ref)) {
       const known = await this.deps.ready.load(this.deps.store, `${repositoryKey(target)}@${target.ref.toLowerCase()}`);
-      if (known?.state === 'ready') return this.view(target, known);
+      if (known?.state === 'ready') return this.view(target, known, null);
     }
     const located = await this.locate(target);
     let row = await this.inventory(target, located);
@@ -99,8 +132,18 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
     return this.describe(target, row, served, located);
   }
 
-  view(target: RepositoryTarget, row: InventoryRow): Promise<ServedView> {
-    return this.describe(target, row, row.state === 'ready' ? row : null, null);
+  /**
+   * A continuation: the served snapshot the cursor pinned, described with page one's resolution
+   * (a moved branch stays `stale` and keeps its resolved commit). Ref suggestions are re-read
+   * from the remote when it answers (they are hints, never a reason to fail a page).
+   */
+  async view(target: RepositoryTarget, row: InventoryRow, pin: string | null): Promise<ServedView> {
+    const served = row.state === 'ready' ? row : null;
+    const pinned = readPin(pin);
+    if (pinned === null) return this.describe(target, row, served, null);
+    const resolved = pinned.resolved === row.id ? row : ((await this.deps.store.get(pinned.resolved)) ?? row);
+    const refs = await this.git.refs(this.git.repoUrl(target.host, target.owner, target.repo)).catch(() => null);
+    return this.describe(target, resolved, served, { refName: pinned.ref, refs });
   }
 
   async readable(target: RepositoryTarget): Promise<ServedInventory> {
@@ -112,7 +155,12 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
     return { ...view, row: view.row, served: view.served };
   }
 
-  private async describe(target: RepositoryTarget, resolved: InventoryRow, served: InventoryRow | null, located: Located | null): Promise<ServedView> {
+  private async describe(
+    target: RepositoryTarget,
+    resolved: InventoryRow,
+    served: InventoryRow | null,
+    located: Pick<Located, 'refName' | 'refs'> | null,
+  ): Promise<ServedView> {
     const repository = repositoryKey(target);
     const resolvedCommit = resolved.facts.commit ?? '';
     const stale = served !== null && served.id !== resolved.id;
@@ -130,8 +178,9 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
     const indexed = await refs.value;
     const available: ListAvailableVersionType[] = indexed.map((r) => ({ version: null, ref: r.ref }));
     const indexedNames = new Set(indexed.map((r) => r.ref));
+    // A branch and a tag of one name are one suggestion.
     const suggested: ListAvailableVersionType[] = located?.refs
-      ? [...located.refs.branches.keys(), ...located.refs.tags.keys()]
+      ? [...new Set([...located.refs.branches.keys(), ...located.refs.tags.keys()])]
           .filter((ref) => !indexedNames.has(ref))
           .slice(0, 20)
           .map((ref) => ({ version: null, ref }))
@@ -148,6 +197,7 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
       served: servedIdentity,
       cacheable: served !== null && !stale,
       generation: '',
+      pin: located === null ? null : JSON.stringify({ resolved: resolved.id, ref: located.refName } satisfies Pin),
       stamp: `${stale ? resolved.id : ''}:${refs.stamp}`,
       fields: {
         indexed_version: served === null ? null : (target.ref === null || stale ? servedRef : target.ref),

@@ -1,5 +1,5 @@
 import { ProblemError } from '../../http/problems.js';
-import type { IndexEntry, StoredEntry } from '../query.js';
+import { exactSelector, type IndexEntry, type StoredEntry } from '../query.js';
 import type { ListEntryType, ListResponseType } from '../schemas.js';
 import type { InventoryKind, InventoryRow, InventoryStore } from '../store.js';
 
@@ -115,8 +115,14 @@ export function notReady(target: string, row: InventoryRow): ProblemError {
   );
 }
 
-export function toListEntry(entry: IndexEntry, target: string): ListEntryType {
+/**
+ * A listed entry with its actions. A directory's browse selector names exactly that directory
+ * (glob syntax in its name escaped); for sites it carries one extra leading slash, since a site
+ * request drops one (`//twice` stays the directory `/twice`).
+ */
+export function toListEntry(entry: IndexEntry, target: string, site: boolean): ListEntryType {
   if (entry.kind === 'directory') {
+    const selector = exactSelector(entry.path);
     return {
       kind: 'directory',
       path: entry.path,
@@ -128,7 +134,7 @@ export function toListEntry(entry: IndexEntry, target: string): ListEntryType {
       line_count: null,
       content_hash: null,
       read: null,
-      browse: { target, paths: [entry.path] },
+      browse: { target, paths: [site ? `/${selector}` : selector] },
     };
   }
   return { ...entryFacts(entry), read: { target, path: entry.path }, browse: null };

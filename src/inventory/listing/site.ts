@@ -73,7 +73,7 @@ export class SiteLister implements Lister<SiteTarget> {
   }
 
   /** A cursor's site inventory, as the store has it now (site rows are never cached). */
-  view(target: SiteTarget, row: InventoryRow): Promise<ServedView> {
+  view(target: SiteTarget, row: InventoryRow, _pin: string | null): Promise<ServedView> {
     return Promise.resolve(this.describe(target, row, 0, []));
   }
 
@@ -118,6 +118,7 @@ export class SiteLister implements Lister<SiteTarget> {
       // Every change of the row moves updatedAt; answers that admitted or awaited work are not shared.
       cacheable: enqueued === 0 && awaited.length === 0,
       generation: `${row.updatedAt.getTime()}:${row.fileCount ?? 0}`,
+      pin: null,
       stamp: `${row.updatedAt.getTime()}:${row.state}:${row.fileCount ?? 0}`,
       fields: {
         indexed_version: null,

@@ -21,6 +21,12 @@ export interface ServedView {
   readonly stamp: string;
   /** Version of the listed inventory's entries: '' for immutable snapshots, changes as a crawl stores pages. */
   readonly generation: string;
+  /**
+   * What a continuation needs to repeat this page's evidence (opaque to all but the lister; the
+   * signed cursor carries it), e.g. the commit a moved branch resolved to; null when the served
+   * inventory alone says it.
+   */
+  readonly pin: string | null;
 }
 
 /** The view a read is served from: always with an inventory. */
@@ -30,8 +36,8 @@ export type ServedInventory = ServedView & { readonly row: InventoryRow; readonl
 export interface Lister<T extends ListTarget> {
   /** Resolves a request (starting preparation as needed, waiting up to `waitMs`). */
   resolve(target: T, waitMs: number): Promise<ServedView>;
-  /** The view of an inventory a cursor pinned, without asking any remote. */
-  view(target: T, row: InventoryRow): Promise<ServedView>;
+  /** The view of an inventory a cursor pinned, with the evidence page one had (`pin`). */
+  view(target: T, row: InventoryRow, pin: string | null): Promise<ServedView>;
   /** The view a read is served from; throws 409s for targets that cannot be read yet. */
   readable(target: T): Promise<ServedInventory>;
 }

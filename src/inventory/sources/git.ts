@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitHostKind } from '../../config.js';
+import { remoteFailure } from './git-failure.js';
 
 /**
  * Git repositories as inventory sources, through the git CLI: `ls-remote` to resolve refs, a
@@ -160,14 +161,17 @@ export class GitSource {
     return `${this.hosts[host]}/${owner}/${repo}.git`;
   }
 
-  /** The remote's refs (cached briefly); null when the repository does not exist or cannot be read. */
+  /**
+   * The remote's refs (cached briefly); null when the host says the repository does not exist or
+   * cannot be read. A host that fails or cannot be reached rejects with a GitError instead.
+   */
   refs(url: string): Promise<RemoteRefs | null> {
     const cached = this.refCache.get(url);
     if (cached && Date.now() - cached.at < this.refsTtlMs) return cached.value;
     const value = git(['ls-remote', '--symref', '--', url], { timeoutMs: Math.min(this.timeoutMs, 30_000) }).then(
       (out) => parseLsRemote(out.toString('utf8')),
       (error: unknown) => {
-        if (error instanceof GitError && error.exitCode !== null) return null;
+        if (error instanceof GitError && remoteFailure(error) === 'missing') return null;
         throw error;
       },
     );
@@ -175,6 +179,24 @@ export class GitSource {
     value.catch(() => this.refCache.delete(url));
     if (this.refCache.size > 1000) this.refCache.clear();
     return value;
+  }
+
+  /**
+   * Whether the remote has a commit no branch or tag points at: the commit object alone is
+   * fetched (depth 1, no trees) into a scratch repository. Throws a GitError when the host fails.
+   */
+  async hasCommit(url: string, sha: string): Promise<boolean> {
+    const dir = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
+    try {
+      await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
+      await git(['-C', dir, 'fetch', '--quiet', '--depth=1', '--no-tags', '--filter=tree:0', '--', url, sha], { timeoutMs: Math.min(this.timeoutMs, 30_000) });
+      return true;
+    } catch (error) {
+      if (error instanceof GitError && remoteFailure(error) === 'missing') return false;
+      throw error;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** Resolves an abbreviated SHA against the remote's history (commits only, no trees or blobs). */

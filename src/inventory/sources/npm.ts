@@ -32,6 +32,19 @@ export class RegistryUnavailable extends Error {
   }
 }
 
+/** The registry answered with a document this client cannot read (e.g. `versions` not an object). */
+export class RegistryMalformed extends Error {
+  constructor(options?: ErrorOptions) {
+    super('the registry answered with a malformed package document', options);
+    this.name = 'RegistryMalformed';
+  }
+}
+
+/** A JSON object (not null, not an array); a plain boolean so that declared types are not narrowed away. */
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** The tarball is gone (404/410) or the version has none: a package-owned inventory cannot be made. */
 export class TarballUnavailable extends Error {
   constructor(readonly status: number | null) {
@@ -96,12 +109,18 @@ export class NpmPackageSource {
   /** Resolves an exact version, a range or a dist-tag (null: `latest`). */
   async lookup(name: string, spec: string | null): Promise<VersionLookup> {
     const packument = await this.packument(name);
+    // A document without versions is an unpublished package; one whose versions are not a map is not a packument.
     if (packument === null || packument.versions === undefined) return { kind: 'no_package' };
+    if (!isObject(packument) || !isObject(packument.versions) || (packument['dist-tags'] !== undefined && !isObject(packument['dist-tags']))) {
+      throw new RegistryMalformed();
+    }
     let manifest;
     try {
       manifest = pickManifest(packument as Parameters<typeof pickManifest>[0], spec ?? 'latest');
-    } catch {
-      return { kind: 'no_version' };
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'ETARGET' || code === 'ENOVERSIONS' || code === 'E403') return { kind: 'no_version' };
+      throw new RegistryMalformed({ cause: error });
     }
     const dist = packument.versions[manifest.version]?.dist;
     return {

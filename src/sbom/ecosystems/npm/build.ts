@@ -79,8 +79,9 @@ export async function buildInventory(
     let parsed: ParsedLockfile;
     try {
       parsed = parseLockfile(file, { path: file.path, dir, manifests: manifestsUnder(dir, manifests) });
-    } catch (error) {
-      inventory.notices.push(`${file.path} could not be parsed (${error instanceof Error ? error.message.split('\n')[0] : 'unknown error'})`);
+    } catch {
+      // The parser's own message may quote internals; the notice names the file only.
+      inventory.notices.push(`${file.path} could not be parsed`);
       continue;
     }
     parsedFiles.push(parsed);
