@@ -41,6 +41,18 @@ export interface LockfileSummary {
   readonly scopes: ScopeRule;
 }
 
+const DIGEST_BYTES = { sha1: 20, sha256: 32, sha384: 48, sha512: 64 } as const;
+
+/**
+ * A hex digest as the subresource-integrity string `EntryInit.integrity` carries (`sha256-<base64>`),
+ * so lockfiles that record hex (Cargo.lock, go.sum's neighbours, composer) reach the renderers'
+ * checksums the same way npm's SRI strings do. Null when absent or not a digest of that length.
+ */
+export function hexIntegrity(algorithm: keyof typeof DIGEST_BYTES, hex: string | null | undefined): string | null {
+  if (typeof hex !== 'string' || hex.length !== DIGEST_BYTES[algorithm] * 2 || !/^[0-9a-fA-F]+$/.test(hex)) return null;
+  return `${algorithm}-${Buffer.from(hex, 'hex').toString('base64')}`;
+}
+
 export class GraphBuilder {
   private readonly byKey = new Map<string, Occurrence>();
   private readonly byName = new Map<string, Occurrence[]>();

@@ -1,0 +1,112 @@
+import { emptyInventory, type Inventory } from '../../model.js';
+import { GraphBuilder, mergeInventory } from '../builder.js';
+import type { BuildContext, ClaimedFile, Ecosystem, EcosystemInventory, FileProblem, RegistryEndpoint } from '../types.js';
+import { claimCargo } from './detect.js';
+import { declarationsOf, dirOf, edgeKinds, inheritFrom, parseCargoManifest, type CargoManifest } from './manifest.js';
+import { parseCargoLock } from './parse-cargo-lock.js';
+import { cargoPurl } from './purl.js';
+import { cratesMetadataClient } from './registry.js';
+import { workspaceFor } from './workspace.js';
+
+/**
+ * Rust: Cargo.lock (v1–v4) and Cargo.toml. A lockfile gives the components and their edges; the
+ * manifests beside it tell which path packages are the project's own crates and, when every
+ * member's manifest is there, the scopes (dev-dependencies dev, optional ones optional). A
+ * Cargo.toml without a Cargo.lock is not resolved: its requirements stay declarations.
+ */
+
+/** The folder `dir` is in `parent` (or is it). */
+function within(dir: string, parent: string): boolean {
+  return parent === '' || dir === parent || dir.startsWith(`${parent}/`);
+}
+
+/** Each manifest goes to the lockfile of the nearest enclosing folder (a nested workspace has its own). */
+function nearestLock(manifest: CargoManifest, lockDirs: readonly string[]): string | null {
+  let best: string | null = null;
+  for (const dir of lockDirs) if (within(manifest.dir, dir) && (best === null || dir.length > best.length)) best = dir;
+  return best;
+}
+
+/** A manifest no lockfile covers: its package is a root, its requirements declarations. */
+function standalone(manifest: CargoManifest, root: CargoManifest | null): Inventory {
+  const resolved = inheritFrom(manifest, root);
+  const builder = new GraphBuilder(manifest.path, 'cargo');
+  const pkg = resolved.package;
+  if (pkg !== null) builder.root(pkg.name, { name: pkg.name, version: pkg.version.value, license: pkg.license.value });
+  for (const declaration of declarationsOf(resolved)) builder.unresolved(declaration);
+  const inventory = builder.finish(null, 'unknown');
+  inventory.associations.push({ manifest: manifest.path, lockfile: null, role: 'standalone' });
+  inventory.resolutions.push({
+    manifest: manifest.path,
+    outcome: 'resolution_failed',
+    detail: 'no Cargo.lock was uploaded; its requirements are listed as declarations',
+  });
+  return inventory;
+}
+
+async function build(files: readonly ClaimedFile[], ctx: BuildContext): Promise<EcosystemInventory> {
+  const inventory = emptyInventory();
+  const problems: FileProblem[] = [];
+  const manifests: CargoManifest[] = [];
+  for (const file of files) {
+    if (file.kind !== 'cargo-toml') continue;
+    const read = parseCargoManifest(file.path, file.content);
+    if (read.ok) manifests.push(read.manifest);
+    else problems.push(read.problem);
+  }
+  const locks = files.filter((f) => f.kind === 'cargo-lock');
+  const lockDirs = locks.map((l) => dirOf(l.path));
+  const covered = new Set<string>();
+
+  for (const lock of locks) {
+    ctx.signal?.throwIfAborted();
+    const dir = dirOf(lock.path);
+    const mine = manifests.filter((m) => nearestLock(m, lockDirs) === dir);
+    const view = workspaceFor(lock.path, mine);
+    const kinds = new Map([...view.members].map(([name, m]) => [name, edgeKinds(m)]));
+    const read = parseCargoLock(lock.path, lock.content, {
+      isMember: (name, version) => view.isMember(name, version),
+      rootName: view.root?.package?.name ?? null,
+      memberKinds: (name) => kinds.get(name) ?? null,
+      memberLicense: (name) => view.members.get(name)?.package?.license.value ?? null,
+      covered: view.covered.map(({ manifest, role }) => ({ path: manifest.path, role })),
+      declared: [...view.members.values()].flatMap(declarationsOf),
+    });
+    if (read.ok) {
+      mergeInventory(inventory, read.inventory);
+      for (const { manifest } of view.covered) covered.add(manifest.path);
+    } else {
+      problems.push(read.problem);
+      inventory.notices.push(`${lock.path} was skipped: ${read.problem.message}`);
+    }
+    ctx.onManifestDone();
+  }
+
+  // Manifests outside every lockfile's workspace; a workspace root without a lockfile lends
+  // its `[workspace.dependencies]` to the members below it.
+  const roots = manifests.filter((m) => m.workspace !== null);
+  for (const manifest of manifests) {
+    if (covered.has(manifest.path)) continue;
+    const root = roots.filter((r) => within(manifest.dir, r.dir)).sort((a, b) => b.dir.length - a.dir.length)[0] ?? null;
+    if (manifest.package !== null) mergeInventory(inventory, standalone(manifest, root));
+  }
+  for (const _ of files.filter((f) => f.kind === 'cargo-toml')) ctx.onManifestDone();
+  return { inventory, problems };
+}
+
+/**
+ * The Rust ecosystem. `registry` is the crates.io origin from `PACKAGE_REGISTRIES.crates` with the
+ * registry HTTP client; null runs offline (no metadata).
+ */
+export function cargoEcosystem(registry: RegistryEndpoint | null): Ecosystem {
+  return {
+    id: 'cargo',
+    label: 'Rust',
+    claim: claimCargo,
+    build,
+    purl: cargoPurl,
+    metadata: registry === null ? null : cratesMetadataClient(registry),
+    // Progress counts every Cargo file: each lockfile and each manifest is one unit of work.
+    countManifests: (files) => files.length,
+  };
+}
