@@ -75,6 +75,11 @@ async function build(files: readonly ClaimedFile[], ctx: BuildContext): Promise<
     if (read.ok) {
       mergeInventory(inventory, read.inventory);
       for (const { manifest } of view.covered) covered.add(manifest.path);
+      // A path dependency outside the workspace is resolved by this lockfile too (a `file`
+      // component); its manifest is not a project root of its own. The association roles have no
+      // word for it, so it is covered without one.
+      const pathCrates = new Set(read.inventory.occurrences.filter((o) => o.source === 'file').map((o) => o.name));
+      for (const m of mine) if (m.package !== null && pathCrates.has(m.package.name)) covered.add(m.path);
     } else {
       problems.push(read.problem);
       inventory.notices.push(`${lock.path} was skipped: ${read.problem.message}`);

@@ -216,7 +216,7 @@ export function parseCargoLock(path: string, content: string, ctx: LockContext):
   }
   if (dangling > 0) builder.notice(`${path}: ${dangling} dependency reference(s) name no package of the lockfile`);
   const unused = list(own(table(own(doc, 'patch')), 'unused')).length;
-  if (unused > 0) builder.notice(`${path}: ${unused} unused [patch] entr${unused === 1 ? 'y is' : 'ies are'} not components`);
+  if (unused > 0) builder.notice(`${path}: ${unused} unused [patch] ${unused === 1 ? 'entry is not a component' : 'entries are not components'}`);
 
   for (const { path: manifest, role } of ctx.covered) builder.covers(manifest, role);
   // A requirement of a member that the lockfile does not record: the lockfile is older than the manifest.
