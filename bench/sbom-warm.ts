@@ -11,7 +11,7 @@ const databaseUrl = process.argv[2] ?? '';
 const database = connectDatabase(databaseUrl, { max: 2 });
 const cache = new PgMetadataCache(database.db);
 // A client that must not be reached: every coordinate is in the cache.
-const enricher = new RegistryEnricher({ fetch: () => Promise.reject(new Error('cache miss')) }, cache);
+const enricher = new RegistryEnricher(new Map([['npm', { fetch: () => Promise.reject(new Error('cache miss')) }]]), cache);
 const files: InputFile[] = ['package.json', 'package-lock.json'].map((name) => ({
   path: name,
   content: readFileSync(new URL(`fixtures/large/${name}`, import.meta.url), 'utf8'),

@@ -25,7 +25,7 @@ console.log(`lockfile: ${Object.keys((JSON.parse(lock) as { packages: object }).
 const databaseUrl = await benchDatabase('pkgscope_bench_sbom');
 const database = connectDatabase(databaseUrl, { max: 4 });
 const registry = await startFixtureRegistry({ fallback: anyPackage });
-const filler = new RegistryEnricher(npmMetadataClient(await registry.npmOptions()), new PgMetadataCache(database.db), 32);
+const filler = new RegistryEnricher(new Map([['npm', npmMetadataClient(await registry.npmOptions())]]), new PgMetadataCache(database.db), 32);
 let start = performance.now();
 const cold = await analyze(files, 'cyclonedx', { registry: filler });
 console.log(`cold run (fetches every coordinate from a local registry): ${ms(performance.now() - start)}, fetched ${cold.counts.fetched}`);
@@ -39,8 +39,8 @@ const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fil
 process.stdout.write(child.stdout);
 
 const slow = await startFixtureRegistry({ fallback: anyPackage, latencyMs: 20 });
-const enricher = new RegistryEnricher(npmMetadataClient(await slow.npmOptions()), null, 16);
-const coords = Array.from({ length: 500 }, (_, i) => ({ name: `cold-${i}`, version: '1.0.0' }));
+const enricher = new RegistryEnricher(new Map([['npm', npmMetadataClient(await slow.npmOptions())]]), null, 16);
+const coords = Array.from({ length: 500 }, (_, i) => ({ ecosystem: 'npm', name: `cold-${i}`, version: '1.0.0' }));
 start = performance.now();
 const result = await enricher.enrich(coords, () => undefined, undefined);
 console.log(

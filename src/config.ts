@@ -364,3 +364,11 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: Object.freeze(config.rateLimit),
   });
 }
+
+/** `PACKAGE_REGISTRIES` alone, for the CLI (which reads no other service setting). */
+export function packageRegistriesFrom(env: Env): Readonly<Record<RegistryKey, string>> {
+  const r = new EnvReader(env);
+  const registries = r.urlMap('PACKAGE_REGISTRIES', REGISTRY_KEYS, DEFAULT_PACKAGE_REGISTRIES, ['http:', 'https:']);
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return Object.freeze(registries);
+}

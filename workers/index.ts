@@ -76,11 +76,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     maxRedirects: 10,
     userAgent: `${CRAWLER_AGENT}/${SERVICE_VERSION} (documentation inventory)`,
   });
-  const { registry, resolver } = await registryAnalysis({
+  const { registry, resolver, ecosystems } = await registryAnalysis({
     cache: new PgMetadataCache(database.db),
     resolutionTimeoutMs: config.resolutionTimeoutMs,
     concurrency: config.registryConcurrency,
     ...(deps.npmOptions ? { npmOptions: deps.npmOptions } : {}),
+    packageRegistries: config.packageRegistries,
     observer: metrics,
   });
   const handlers: QueueHandler[] = [
@@ -90,7 +91,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         publish: snapshotPublisher(commands, config.redisPrefix, logger),
         logger,
         analyze: deps.analyze ?? analyze,
-        analysis: { maxOutputBytes: config.sbomMaxOutputBytes, registry, resolver },
+        analysis: { maxOutputBytes: config.sbomMaxOutputBytes, registry, resolver, ecosystems },
         maxAttempts: config.jobMaxAttempts,
         parserContract: PARSER_CONTRACT_VERSION,
         progressIntervalMs: config.progressIntervalMs,

@@ -3,6 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DiskMetadataCache } from '../registry/disk-cache.js';
+import { ConfigError, packageRegistriesFrom } from '../config.js';
 import { registryAnalysis } from '../registry/analysis.js';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
 import { AnalysisError, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
@@ -92,9 +93,18 @@ export async function sbomCommand(
     }
     throw error;
   }
-  const deps: AnalyzeDeps = values.offline
-    ? {}
-    : await registryAnalysis({ cache: new DiskMetadataCache(), resolutionTimeoutMs });
+  let registries;
+  try {
+    registries = packageRegistriesFrom(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(`pkgscope: ${error.problems.join('; ')}`);
+      return 2;
+    }
+    throw error;
+  }
+  const online = values.offline ? null : await registryAnalysis({ cache: new DiskMetadataCache(), resolutionTimeoutMs, packageRegistries: registries });
+  const deps: AnalyzeDeps = online === null ? {} : { registry: online.registry, ecosystems: online.ecosystems };
   const progress = io.progress;
   try {
     const result = await analyze(files, format, {
@@ -124,8 +134,14 @@ export async function sbomCommand(
   } catch (error) {
     if (error instanceof AnalysisError) {
       io.err(`pkgscope: analysis failed: ${error.code}`);
+      for (const p of error.problems) {
+        const at = p.line === undefined ? '' : `:${p.line}${p.column === undefined ? '' : `:${p.column}`}`;
+        io.err(`  ${p.path}${at}: ${p.message}${p.package === undefined ? '' : ` (${p.package})`} [${p.reason}]`);
+      }
       return 1;
     }
     throw error;
+  } finally {
+    await online?.close();
   }
 }

@@ -34,8 +34,10 @@ export type ProblemCode = keyof typeof PROBLEM_CODES;
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
-/** Optional members a problem may carry besides the required six (string values only). */
-export type ProblemExtras = Readonly<Record<string, string>>;
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/** Optional members a problem may carry besides the required six. */
+export type ProblemExtras = Readonly<Record<string, JsonValue>>;
 
 export interface ProblemOptions {
   /** Overrides the catalogue status where one code serves two operations (e.g. ANALYSIS_FAILED is 422 on the synchronous endpoint). */
@@ -70,7 +72,7 @@ export interface ProblemDocument {
   readonly detail: string;
   readonly instance: string;
   readonly code: ProblemCode;
-  readonly [extra: string]: string | number;
+  readonly [extra: string]: JsonValue;
 }
 
 export function problemDocument(problem: ProblemError, requestId: string): ProblemDocument {

@@ -66,6 +66,7 @@ export async function createApiServices(
     resolutionTimeoutMs: config.resolutionTimeoutMs,
     concurrency: config.registryConcurrency,
     npmOptions: options,
+    packageRegistries: config.packageRegistries,
     observer: metrics,
   });
   const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-api-commands');

@@ -1,6 +1,9 @@
-import type { StandaloneResolver } from '../sbom/analyze.js';
 import { RegistryEnricher } from '../sbom/enrich.js';
 import type { Enricher, MetadataCache, MetadataClient } from '../sbom/enrich-types.js';
+import { createEcosystems } from '../sbom/ecosystems/index.js';
+import type { StandaloneResolver } from '../sbom/ecosystems/npm/build.js';
+import { REGISTRY_KEYS, type Ecosystem, type RegistryEndpoint, type RegistryKey } from '../sbom/ecosystems/types.js';
+import { registryHttp } from './http.js';
 import { npmMetadataClient } from './metadata-client.js';
 import { loadNpmOptions, type NpmOptions } from './npm-options.js';
 import { arboristResolver } from './resolver.js';
@@ -11,6 +14,13 @@ export interface RegistryAnalysisOptions {
   readonly concurrency?: number;
   /** npm options to use instead of the user's npm configuration (tests point them at a fixture registry). */
   readonly npmOptions?: NpmOptions;
+  /**
+   * Base URLs of the other ecosystems' registries (`PACKAGE_REGISTRIES`); a key left out keeps
+   * that ecosystem offline (lockfile records only).
+   */
+  readonly packageRegistries?: Partial<Readonly<Record<RegistryKey, string>>>;
+  /** Deadline of one registry request of the other ecosystems. */
+  readonly registryTimeoutMs?: number;
   /** Wraps the metadata client and cache to time requests and count cache hits (metrics). */
   readonly observer?: RegistryObserver;
 }
@@ -23,6 +33,9 @@ export interface RegistryObserver {
 export interface RegistryAnalysis {
   readonly registry: Enricher;
   readonly resolver: StandaloneResolver;
+  readonly ecosystems: readonly Ecosystem[];
+  /** Closes the registry connections. */
+  close(): Promise<void>;
 }
 
 /**
@@ -33,14 +46,26 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
   const npmOptions = options.npmOptions ?? (await loadNpmOptions());
   // Our own metadata cache replaces npm's HTTP cache for enrichment.
   const { cache: _httpCache, ...fetchOptions } = npmOptions;
-  const client = npmMetadataClient(fetchOptions);
   const { observer } = options;
+  const observe = (client: MetadataClient): MetadataClient => (observer ? observer.observeClient(client) : client);
+  const resolver = arboristResolver(npmOptions, options.resolutionTimeoutMs);
+  const http = registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000 });
+  const registries: Partial<Record<RegistryKey, RegistryEndpoint>> = {};
+  for (const key of REGISTRY_KEYS) {
+    const base = options.packageRegistries?.[key];
+    if (base !== undefined) registries[key] = { base, http };
+  }
+  const ecosystems = createEcosystems({ npm: { resolver, metadata: npmMetadataClient(fetchOptions) }, registries });
+  const clients = new Map<string, MetadataClient>();
+  for (const e of ecosystems) if (e.metadata) clients.set(e.id, observe(e.metadata));
   return {
     registry: new RegistryEnricher(
-      observer ? observer.observeClient(client) : client,
+      clients,
       options.cache && observer ? observer.observeCache(options.cache) : options.cache,
       options.concurrency ?? 16,
     ),
-    resolver: arboristResolver(npmOptions, options.resolutionTimeoutMs),
+    resolver,
+    ecosystems,
+    close: () => http.close(),
   };
 }

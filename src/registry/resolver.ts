@@ -2,11 +2,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Arborist from '@npmcli/arborist';
-import type { StandaloneResolver } from '../sbom/analyze.js';
-import type { StandaloneOutcome, StandaloneProject } from '../sbom/inventory.js';
-import type { Manifest } from '../sbom/manifest.js';
-import { dirname } from '../sbom/parsers/common.js';
-import { parseNpmLock, type PackageLock } from '../sbom/parsers/npm-lock.js';
+import npa from 'npm-package-arg';
+import type { StandaloneOutcome, StandaloneProject, StandaloneResolver } from '../sbom/ecosystems/npm/build.js';
+import { dirname } from '../sbom/ecosystems/npm/common.js';
+import { readManifest, type DependencyField, type Manifest } from '../sbom/ecosystems/npm/manifest.js';
+import type { Declaration } from '../sbom/model.js';
+import { parseNpmLock, type PackageLock } from '../sbom/ecosystems/npm/parse-npm-lock.js';
 import { TransientAnalysisError } from '../sbom/types.js';
 import type { NpmOptions } from './npm-options.js';
 
@@ -18,6 +19,67 @@ const IMPOSSIBLE = new Set(['ETARGET', 'E404', 'EINVALIDTAGNAME', 'EINVALIDPACKA
 function codeOf(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : null;
+}
+
+/** Most requirements one resolution leaves out before it gives up on the manifest. */
+const MAX_UNRESOLVABLE = 20;
+
+const DEPENDENCY_FIELDS: readonly DependencyField[] = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
+
+/** The package an impossible request was about (a missing package or version), when the error says. */
+function impossiblePackage(error: unknown): string | null {
+  const e = error as { code?: unknown; name?: unknown; pkgid?: unknown } | null;
+  if (e?.code === 'ETARGET' && typeof e.name === 'string') return e.name;
+  if (e?.code === 'E404' && typeof e.pkgid === 'string') {
+    try {
+      return npa(e.pkgid).name ?? null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * Why a resolution was impossible, in the caller's terms: the package and range they asked for,
+ * never a registry URL or a library's own message.
+ */
+function describeImpossible(error: unknown, code: string): string {
+  const e = error as { name?: unknown; wanted?: unknown; pkgid?: unknown } | null;
+  switch (code) {
+    case 'ETARGET':
+      return typeof e?.name === 'string' ? `no version of ${e.name} matches ${typeof e.wanted === 'string' ? e.wanted : 'the requested range'}` : 'no version matches a requested range';
+    case 'E404':
+      return typeof e?.pkgid === 'string' ? `${e.pkgid} is not in the registry` : 'a requested package is not in the registry';
+    case 'ERESOLVE':
+      return 'the dependency ranges conflict and cannot be satisfied together';
+    case 'EINVALIDTAGNAME':
+    case 'EINVALIDPACKAGENAME':
+    case 'EUNSUPPORTEDPROTOCOL':
+      return 'a dependency is declared with an invalid name or specifier';
+    default:
+      return 'a manifest could not be read';
+  }
+}
+
+/**
+ * The project without `name` among the direct requirements of its manifests, with what was
+ * dropped recorded; null when no manifest declares it (a transitive dependency is at fault).
+ */
+function withoutRequirement(project: StandaloneProject, name: string, dropped: Declaration[]): StandaloneProject | null {
+  const before = dropped.length;
+  const strip = (m: Manifest): Manifest => {
+    const raw: Record<string, unknown> = { ...m.raw };
+    for (const field of DEPENDENCY_FIELDS) {
+      const range = m[field][name];
+      if (range === undefined) continue;
+      dropped.push({ manifest: m.path, name, range, kind: field });
+      raw[field] = Object.fromEntries(Object.entries(m[field]).filter(([key]) => key !== name));
+    }
+    return readManifest(m.path, raw);
+  };
+  const next = { manifest: strip(project.manifest), members: project.members.map(strip) };
+  return dropped.length > before ? next : null;
 }
 
 async function writeProject(root: string, project: StandaloneProject): Promise<Map<string, Manifest>> {
@@ -56,7 +118,8 @@ export function arboristResolver(options: NpmOptions, timeoutMs: number): Standa
     const root = await mkdtemp(join(tmpdir(), 'pkgscope-resolve-'));
     const manifestPath = project.manifest.path;
     try {
-      const manifests = await writeProject(root, project);
+      let current = project;
+      let manifests = await writeProject(root, current);
       const build = async (legacyPeerDeps: boolean): Promise<PackageLock> => {
         const arboristOptions: Arborist.Options = {
           ...options,
@@ -73,19 +136,42 @@ export function arboristResolver(options: NpmOptions, timeoutMs: number): Standa
         const tree = await deadline(arborist.buildIdealTree({}), timeoutMs, signal);
         return tree.meta?.commit() as unknown as PackageLock;
       };
-      let lock: PackageLock;
       const notices: string[] = [];
-      try {
-        lock = await build(false);
-      } catch (error) {
-        if (codeOf(error) !== 'ERESOLVE') throw error;
-        // Conflicting peer ranges: resolve as `npm install --legacy-peer-deps` would, and say so.
-        lock = await build(true);
-        notices.push(`${manifestPath}: peer dependency conflicts; resolved as with --legacy-peer-deps`);
+      const buildWithPeers = async (): Promise<PackageLock> => {
+        try {
+          return await build(false);
+        } catch (error) {
+          if (codeOf(error) !== 'ERESOLVE') throw error;
+          // Conflicting peer ranges: resolve as `npm install --legacy-peer-deps` would, and say so.
+          notices.push(`${manifestPath}: peer dependency conflicts; resolved as with --legacy-peer-deps`);
+          return build(true);
+        }
+      };
+      // A requirement the registry cannot satisfy is left out and kept as a declaration, so one
+      // missing package does not cost the inventory of all the others.
+      const dropped: Declaration[] = [];
+      let lock: PackageLock | null = null;
+      while (lock === null) {
+        try {
+          lock = await buildWithPeers();
+        } catch (error) {
+          const name = impossiblePackage(error);
+          const next = name === null || dropped.length >= MAX_UNRESOLVABLE ? null : withoutRequirement(current, name, dropped);
+          if (next === null) throw error;
+          notices.push(`${manifestPath}: ${describeImpossible(error, codeOf(error) ?? '')}; it is listed unresolved`);
+          current = next;
+          manifests = await writeProject(root, current);
+        }
+      }
+      const declared = [project.manifest, ...project.members].reduce((n, m) => n + DEPENDENCY_FIELDS.reduce((k, f) => k + Object.keys(m[f]).length, 0), 0);
+      if (dropped.length > 0 && dropped.length === declared) {
+        // Nothing the manifests ask for could be had: that is a failed resolution, not an inventory.
+        return { failed: { manifest: manifestPath, outcome: 'resolution_failed', detail: notices.join('; ') } };
       }
       const parsed = parseNpmLock({ path: manifestPath, dir: dirname(manifestPath), manifests }, lock);
       return {
         ...parsed,
+        unresolved: [...parsed.unresolved, ...dropped],
         notices: [...notices, ...parsed.notices],
         record: { ...parsed.record, kind: 'resolved', version: null },
       };
@@ -96,8 +182,7 @@ export function arboristResolver(options: NpmOptions, timeoutMs: number): Standa
       if (signal?.aborted === true) throw error;
       const code = codeOf(error);
       if (code !== null && IMPOSSIBLE.has(code)) {
-        const message = error instanceof Error ? error.message.split('\n')[0] : code;
-        return { failed: { manifest: manifestPath, outcome: 'resolution_failed', detail: message ?? code } };
+        return { failed: { manifest: manifestPath, outcome: 'resolution_failed', detail: describeImpossible(error, code) } };
       }
       throw new TransientAnalysisError(`resolving ${manifestPath} failed`, { cause: error });
     } finally {

@@ -5,6 +5,7 @@ import { ProblemError } from '../http/problems.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
 import type { Analyze } from '../jobs/runner.js';
 import { AnalysisError } from '../sbom/types.js';
+import { diagnosticsOf } from './diagnostics.js';
 import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
 import { AUTHENTICATED_PROBLEMS, problemResponses } from '../http/openapi.js';
 
@@ -61,7 +62,7 @@ export function sbomRoutes(deps: SbomRouteDeps): RoutePlugin {
           if (error instanceof AnalysisError) {
             throw new ProblemError('ANALYSIS_FAILED', 'The analysis failed; failure_code tells why.', {
               status: 422,
-              extras: { failure_code: error.code },
+              extras: { failure_code: error.code, diagnostics: diagnosticsOf(error.problems) },
             });
           }
           throw error;

@@ -1,9 +1,14 @@
 import { renderCycloneDx } from './render/cyclonedx.js';
-import type { Enricher } from './enrich-types.js';
+import type { Coordinate, Enricher } from './enrich-types.js';
 import { evidenceOf } from './evidence.js';
-import { detect } from './detect.js';
-import { buildInventory, type StandaloneOutcome, type StandaloneProject } from './inventory.js';
+import { detectFiles } from './detect.js';
+import { mergeInventory } from './ecosystems/builder.js';
+import { offlineEcosystems } from './ecosystems/index.js';
+import type { StandaloneResolver } from './ecosystems/npm/build.js';
+import { npmEcosystem } from './ecosystems/npm/index.js';
+import type { Ecosystem } from './ecosystems/types.js';
 import { coordinateKey } from './metadata.js';
+import { emptyInventory, type Inventory, type Occurrence } from './model.js';
 import type { RenderInput } from './render/input.js';
 import { BoundedOutput } from './render/output.js';
 import { renderSpdx } from './render/spdx.js';
@@ -14,20 +19,27 @@ import {
   AnalysisError,
   MAX_OUTPUT_BYTES,
   MEDIA_TYPES,
+  TransientAnalysisError,
   type AnalysisPhase,
   type AnalysisProgress,
   type AnalysisResult,
+  type FileProblem,
   type InputFile,
   type OutputFormat,
   type ProgressCounts,
 } from './types.js';
 
-/** Resolves a manifest that no lockfile covers (against the registry), or says why it could not. */
-export type StandaloneResolver = (project: StandaloneProject, signal: AbortSignal | undefined) => Promise<StandaloneOutcome>;
+export type { StandaloneResolver };
 
 export interface AnalyzeDeps {
   /** Registry metadata; without one, components carry only what the lockfiles record. */
   readonly registry?: Enricher | null;
+  /**
+   * The ecosystems to detect and build with (`createEcosystems`). Without them: every ecosystem
+   * offline, npm resolving standalone manifests with `resolver` when one is given.
+   */
+  readonly ecosystems?: readonly Ecosystem[];
+  /** npm's resolver of standalone manifests, used only when `ecosystems` is not given. */
   readonly resolver?: StandaloneResolver | null;
   readonly onProgress?: (progress: AnalysisProgress) => void;
   readonly signal?: AbortSignal;
@@ -44,9 +56,22 @@ function validate(format: OutputFormat, document: string): void {
   if (format === 'spdx') validateSpdx(document);
 }
 
+function ecosystemsOf(deps: AnalyzeDeps): readonly Ecosystem[] {
+  if (deps.ecosystems) return deps.ecosystems;
+  const offline = offlineEcosystems();
+  if (!deps.resolver) return offline;
+  return offline.map((e) => (e.id === 'npm' ? npmEcosystem({ resolver: deps.resolver ?? null, metadata: null }) : e));
+}
+
+/** Errors that are the analysis's own verdicts or the caller's doing, passed on unchanged. */
+function isExpected(error: unknown, signal: AbortSignal | undefined): boolean {
+  return error instanceof AnalysisError || error instanceof TransientAnalysisError || signal?.aborted === true;
+}
+
 /**
- * The analysis: detect → parse and associate → resolve → enrich → render → validate.
- * Pure apart from the registry access its deps provide; the same in the API, a worker and the CLI.
+ * The analysis: detect → build per ecosystem (parse, associate, resolve) → enrich → render →
+ * validate. Pure apart from the registry access its deps provide; the same in the API, a worker
+ * and the CLI, and the same for every ecosystem.
  */
 export async function analyze(files: readonly InputFile[], format: OutputFormat, deps: AnalyzeDeps = {}): Promise<AnalysisResult> {
   const counts: ProgressCounts = {};
@@ -57,37 +82,59 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
     await deps.checkpoint?.(phase);
   };
 
-  const detection = detect(files);
-  if (detection.files.length === 0) throw new AnalysisError('no_manifest_evidence', 'no manifest or lockfile recognised');
-  counts.manifests_total = detection.files.filter((d) => d.kind === 'package-json').length;
+  const ecosystems = ecosystemsOf(deps);
+  const byId = new Map(ecosystems.map((e) => [e.id, e]));
+  const detection = detectFiles(files, ecosystems);
+  const problems: FileProblem[] = detection.unclaimed.map((path) => ({
+    path,
+    reason: 'not_recognised',
+    message: 'not a manifest or lockfile of any supported ecosystem',
+  }));
+  if (detection.claims.size === 0) {
+    throw new AnalysisError('no_manifest_evidence', 'no manifest or lockfile recognised', { problems });
+  }
+  counts.manifests_total = 0;
+  for (const [ecosystem, claimed] of detection.claims) {
+    counts.manifests_total += ecosystem.countManifests?.(claimed) ?? claimed.filter((f) => f.role === 'manifest').length;
+  }
   counts.manifests_done = 0;
   await enter('resolving');
-  const resolver = deps.resolver;
-  const inventory = await buildInventory(
-    detection,
-    (project) =>
-      resolver
-        ? resolver(project, deps.signal)
-        : Promise.resolve({
-            failed: { manifest: project.manifest.path, outcome: 'resolution_failed', detail: 'no registry is available to resolve it' },
-          }),
-    () => {
-      counts.manifests_done = (counts.manifests_done ?? 0) + 1;
-      report('resolving');
-    },
-  );
+
+  const inventory: Inventory = emptyInventory();
+  for (const [ecosystem, claimed] of detection.claims) {
+    const ctx = {
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      onManifestDone: () => {
+        counts.manifests_done = (counts.manifests_done ?? 0) + 1;
+        report('resolving');
+      },
+    };
+    try {
+      const part = await ecosystem.build(claimed, ctx);
+      mergeInventory(inventory, part.inventory);
+      for (const p of part.problems) problems.push(p);
+    } catch (error) {
+      if (isExpected(error, deps.signal)) throw error;
+      // A parser's own bug must not fail the other ecosystems' files; the files are named.
+      for (const f of claimed) problems.push({ path: f.path, reason: 'malformed', message: `could not be read as ${ecosystem.label} ${f.kind}` });
+      inventory.notices.push(`${claimed.map((f) => f.path).join(', ')} could not be read`);
+    }
+  }
   const resolvedAny = inventory.resolutions.some((r) => r.outcome === 'lockfile' || r.outcome === 'resolved');
-  if (!resolvedAny && inventory.resolutions.length > 0 && inventory.lockfiles.length === 0) {
-    const timedOut = inventory.resolutions.every((r) => r.outcome === 'resolution_timeout');
-    throw new AnalysisError(timedOut ? 'resolution_timeout' : 'resolution_failed', 'no manifest could be resolved');
+  if (!resolvedAny && inventory.lockfiles.length === 0) {
+    const timedOut = inventory.resolutions.length > 0 && inventory.resolutions.every((r) => r.outcome === 'resolution_timeout');
+    if (inventory.resolutions.length === 0) {
+      throw new AnalysisError('no_manifest_evidence', 'no manifest or lockfile could be read', { problems });
+    }
+    throw new AnalysisError(timedOut ? 'resolution_timeout' : 'resolution_failed', 'no manifest could be resolved', { problems });
   }
   counts.resolved = inventory.occurrences.length;
 
-  const coordinates = new Map<string, { name: string; version: string }>();
+  const coordinates = new Map<string, Coordinate>();
   for (const o of inventory.occurrences) {
     // Only registry packages have registry metadata; tarball, git and file sources keep their own.
     if (o.version !== null && o.source === 'registry') {
-      coordinates.set(coordinateKey(o.name, o.version), { name: o.name, version: o.version });
+      coordinates.set(coordinateKey(o.ecosystem, o.name, o.version), { ecosystem: o.ecosystem, name: o.name, version: o.version });
     }
   }
   counts.coordinates_total = coordinates.size;
@@ -108,10 +155,12 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
     failedCoordinates: enrichment.failed,
     evidence: evidenceOf(inventory, enrichment.failed),
     generatedAt: deps.now?.() ?? new Date(),
+    purl: (o: Occurrence) => byId.get(o.ecosystem)?.purl(o) ?? null,
+    ecosystemLabels: new Map(ecosystems.map((e) => [e.id, e.label])),
   };
   const out = new BoundedOutput(deps.maxOutputBytes ?? MAX_OUTPUT_BYTES);
   RENDERERS[format](input, out);
   const document = out.toString();
   validate(format, document);
-  return { document, mediaType: MEDIA_TYPES[format], byteSize: out.byteSize, counts: { ...counts } };
+  return { document, mediaType: MEDIA_TYPES[format], byteSize: out.byteSize, counts: { ...counts }, problems };
 }

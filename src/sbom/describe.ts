@@ -1,7 +1,5 @@
-import { PackageURL } from 'packageurl-js';
 import spdxCorrect from 'spdx-correct';
 import parseSpdx from 'spdx-expression-parse';
-import type { Occurrence } from './model.js';
 
 /** Facts the renderers derive from an occurrence: license, hashes, purl, name parts. */
 
@@ -83,34 +81,4 @@ export function integrityChecksums(integrity: string | null): Checksum[] {
     result.push({ algorithm: spec.algorithm, hex: digest.toString('hex') });
   }
   return result;
-}
-
-/** `@scope/name` → { group: '@scope', name: 'name' }. */
-export function splitName(name: string): { group: string | null; name: string } {
-  const match = /^(@[^/]+)\/(.+)$/.exec(name);
-  return match?.[1] && match[2] ? { group: match[1], name: match[2] } : { group: null, name };
-}
-
-/** Package URL of an occurrence that came from a registry, a tarball URL or git; null otherwise. */
-export function packageUrl(occurrence: Occurrence): string | null {
-  if (occurrence.version === null) return null;
-  const { group, name } = splitName(occurrence.name);
-  const qualifiers: Record<string, string> = {};
-  switch (occurrence.source) {
-    case 'registry':
-      break;
-    case 'tarball':
-      if (occurrence.resolved !== null) qualifiers['download_url'] = occurrence.resolved;
-      break;
-    case 'git':
-      if (occurrence.resolved !== null) qualifiers['vcs_url'] = occurrence.resolved;
-      break;
-    default:
-      return null;
-  }
-  try {
-    return new PackageURL('npm', group ?? undefined, name, occurrence.version, qualifiers, undefined).toString();
-  } catch {
-    return null;
-  }
 }

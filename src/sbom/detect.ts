@@ -1,104 +1,43 @@
-import { parse as parseYaml } from 'yaml';
-import { isBunLock, parseBunJson } from './parsers/bun-lock.js';
-import { basename, isObject } from './parsers/common.js';
-import { isPackageLock, type PackageLock } from './parsers/npm-lock.js';
-import { isPnpmLock } from './parsers/pnpm-lock.js';
-import { isYarnLock } from './parsers/yarn-lock.js';
+import type { ClaimedFile, Ecosystem } from './ecosystems/types.js';
 import type { InputFile } from './types.js';
 
-export type DetectedFile =
-  | { readonly path: string; readonly kind: 'package-json'; readonly data: Record<string, unknown> }
-  | { readonly path: string; readonly kind: 'npm-lock'; readonly data: PackageLock }
-  | { readonly path: string; readonly kind: 'yarn-lock'; readonly content: string }
-  | { readonly path: string; readonly kind: 'pnpm-lock'; readonly content: string }
-  | { readonly path: string; readonly kind: 'bun-lock'; readonly data: Record<string, unknown> }
-  | { readonly path: string; readonly kind: 'pnpm-workspace'; readonly packages: readonly string[] };
-
-export type DetectedKind = DetectedFile['kind'];
-
+/** The uploaded files each ecosystem claimed, in upload order, and the files nobody claimed. */
 export interface Detection {
-  readonly files: DetectedFile[];
-  /** Files that look like a manifest or lockfile but could not be read, with the reason. */
-  readonly unreadable: { readonly path: string; readonly reason: string }[];
+  readonly claims: ReadonlyMap<Ecosystem, readonly ClaimedFile[]>;
+  readonly unclaimed: readonly string[];
 }
 
-function parseJson(content: string): unknown {
-  try {
-    return JSON.parse(content.replace(/^\uFEFF/, '')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-const MANIFEST_KEYS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
-
-function looksLikeManifest(json: Record<string, unknown>): boolean {
-  return (typeof json['name'] === 'string' && typeof json['version'] === 'string') || MANIFEST_KEYS.some((k) => isObject(json[k]));
-}
-
-const KNOWN_NAMES: Readonly<Record<string, string>> = {
-  'package.json': 'package.json',
-  'package-lock.json': 'package-lock.json',
-  'npm-shrinkwrap.json': 'npm-shrinkwrap.json',
-  'yarn.lock': 'yarn.lock',
-  'pnpm-lock.yaml': 'pnpm-lock.yaml',
-  'pnpm-workspace.yaml': 'pnpm-workspace.yaml',
-  'bun.lock': 'bun.lock',
-  'bun.lockb': 'bun.lockb',
-};
-
-/** Recognises manifests and lockfiles by name and by content; anything else is skipped. */
-export function detect(files: readonly InputFile[]): Detection {
-  const detected: DetectedFile[] = [];
-  const unreadable: Detection['unreadable'] = [];
+/**
+ * Asks every ecosystem about every file. A claim by a well-known name wins over claims by content;
+ * among equal claims the first registered ecosystem wins (registration order is the tie-break, so
+ * the outcome never depends on timing). A claim that throws counts as no claim: detection must
+ * never fail an analysis.
+ */
+export function detectFiles(files: readonly InputFile[], ecosystems: readonly Ecosystem[]): Detection {
+  const claims = new Map<Ecosystem, ClaimedFile[]>();
+  const unclaimed: string[] = [];
   for (const file of files) {
-    const name = basename(file.path);
-    const text = file.content.replace(/^\uFEFF/, '');
-    const start = text.trimStart().charAt(0);
-    if (name === 'bun.lockb') {
-      unreadable.push({ path: file.path, reason: 'the binary bun.lockb is not readable; upload the text bun.lock (bun 1.2+)' });
+    let chosen: { ecosystem: Ecosystem; file: ClaimedFile } | null = null;
+    for (const ecosystem of ecosystems) {
+      let claim;
+      try {
+        claim = ecosystem.claim(file);
+      } catch {
+        claim = null;
+      }
+      if (claim === null) continue;
+      if (chosen === null || (chosen.file.by === 'content' && claim.by === 'name')) {
+        chosen = { ecosystem, file: { ...claim, path: file.path, content: file.content } };
+      }
+      if (claim.by === 'name') break;
+    }
+    if (chosen === null) {
+      unclaimed.push(file.path);
       continue;
     }
-    if (start === '{') {
-      const json = parseJson(text);
-      if (isPackageLock(json)) {
-        detected.push({ path: file.path, kind: 'npm-lock', data: json });
-        continue;
-      }
-      if (isObject(json) && (name === 'package.json' || looksLikeManifest(json))) {
-        detected.push({ path: file.path, kind: 'package-json', data: json });
-        continue;
-      }
-      const jsonc = json === undefined ? parseBunJson(text) : isObject(json) ? json : null;
-      if (jsonc !== null && isBunLock(jsonc)) {
-        detected.push({ path: file.path, kind: 'bun-lock', data: jsonc });
-        continue;
-      }
-    } else if (isYarnLock(text)) {
-      detected.push({ path: file.path, kind: 'yarn-lock', content: text });
-      continue;
-    } else if (isPnpmLock(text)) {
-      detected.push({ path: file.path, kind: 'pnpm-lock', content: text });
-      continue;
-    } else if (name === 'pnpm-workspace.yaml') {
-      const packages = workspacePackages(text);
-      if (packages !== null) {
-        detected.push({ path: file.path, kind: 'pnpm-workspace', packages });
-        continue;
-      }
-    }
-    if (KNOWN_NAMES[name] !== undefined) unreadable.push({ path: file.path, reason: `not a readable ${name}` });
+    const list = claims.get(chosen.ecosystem);
+    if (list) list.push(chosen.file);
+    else claims.set(chosen.ecosystem, [chosen.file]);
   }
-  return { files: detected, unreadable };
-}
-
-function workspacePackages(text: string): string[] | null {
-  try {
-    const doc: unknown = parseYaml(text);
-    if (!isObject(doc)) return [];
-    const packages = doc['packages'];
-    return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === 'string') : [];
-  } catch {
-    return null;
-  }
+  return { claims, unclaimed };
 }

@@ -3,13 +3,15 @@ import type { ProgressCounts } from './types.js';
 
 /** A distinct registry package version to enrich. */
 export interface Coordinate {
+  /** The ecosystem (purl type) whose registry knows it. */
+  readonly ecosystem: string;
   readonly name: string;
   readonly version: string;
 }
 
 export interface EnrichmentResult {
   readonly metadata: ReadonlyMap<string, PackageMetadata>;
-  /** `name@version` of coordinates whose metadata could not be fetched. */
+  /** Keys (see `coordinateKey`) of coordinates whose metadata could not be fetched. */
   readonly failed: readonly string[];
 }
 

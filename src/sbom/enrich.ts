@@ -4,16 +4,20 @@ import { coordinateKey, type PackageMetadata } from './metadata.js';
 import type { ProgressCounts } from './types.js';
 
 /**
- * Registry enrichment of distinct coordinates: the cache first, then the registry with bounded
- * concurrency. Fetches are shared in flight: two analyses asking for the same coordinate at once
- * cause one request. A coordinate that cannot be fetched is reported, not fatal.
+ * Registry enrichment of distinct coordinates of every ecosystem: one cache, then each ecosystem's
+ * registry client under one concurrency limit. Fetches are shared in flight: two analyses asking
+ * for the same coordinate at once cause one request. A coordinate that cannot be fetched is
+ * reported, not fatal; one whose ecosystem has no client is left as the lockfile recorded it.
  */
 export class RegistryEnricher implements Enricher {
   private readonly inflight = new Map<string, Promise<PackageMetadata | null>>();
   private readonly limit: ReturnType<typeof pLimit>;
 
+  /**
+   * @param clients each ecosystem's registry client, by ecosystem id (purl type)
+   */
   constructor(
-    private readonly client: MetadataClient,
+    private readonly clients: ReadonlyMap<string, MetadataClient>,
     private readonly cache: MetadataCache | null,
     concurrency = 16,
   ) {
@@ -22,10 +26,12 @@ export class RegistryEnricher implements Enricher {
 
   /** Shared between analyses, so not tied to one analysis's abort signal (the client has timeouts). */
   private fetchShared(c: Coordinate): Promise<PackageMetadata | null> {
-    const key = coordinateKey(c.name, c.version);
+    const key = coordinateKey(c.ecosystem, c.name, c.version);
     let pending = this.inflight.get(key);
     if (!pending) {
-      pending = this.limit(() => this.client.fetch(c.name, c.version)).finally(() => this.inflight.delete(key));
+      const client = this.clients.get(c.ecosystem);
+      if (client === undefined) return Promise.resolve(null);
+      pending = this.limit(() => client.fetch(c.name, c.version)).finally(() => this.inflight.delete(key));
       this.inflight.set(key, pending);
     }
     return pending;
@@ -39,19 +45,20 @@ export class RegistryEnricher implements Enricher {
     const counts = { coordinates_total: coordinates.length, coordinates_done: 0, cached: 0, fetched: 0, fetch_failed: 0 };
     const metadata = new Map<string, PackageMetadata>();
     const failed: string[] = [];
-    const keys = coordinates.map((c) => coordinateKey(c.name, c.version));
+    const keys = coordinates.map((c) => coordinateKey(c.ecosystem, c.name, c.version));
     const cached = this.cache ? await this.cache.getMany(keys) : new Map<string, PackageMetadata>();
     for (const [key, value] of cached) metadata.set(key, value);
     counts.cached = cached.size;
-    counts.coordinates_done = cached.size;
+    counts.coordinates_done = coordinates.filter((c) => cached.has(coordinateKey(c.ecosystem, c.name, c.version)) || !this.clients.has(c.ecosystem)).length;
     onProgress({ ...counts });
 
     const fresh = new Map<string, PackageMetadata>();
     await Promise.all(
       coordinates
-        .filter((c) => !cached.has(coordinateKey(c.name, c.version)))
+        // An ecosystem without a registry client keeps what its files record: not a failure.
+        .filter((c) => !cached.has(coordinateKey(c.ecosystem, c.name, c.version)) && this.clients.has(c.ecosystem))
         .map(async (c) => {
-          const key = coordinateKey(c.name, c.version);
+          const key = coordinateKey(c.ecosystem, c.name, c.version);
           try {
             signal?.throwIfAborted();
             const value = await this.fetchShared(c);

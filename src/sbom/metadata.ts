@@ -17,8 +17,13 @@ export const EMPTY_METADATA: PackageMetadata = {
   deprecated: null,
 };
 
-export function coordinateKey(name: string, version: string): string {
-  return `${name}@${version}`;
+/**
+ * The cache and lookup key of a package version. npm keys stay `name@version` (the keys caches
+ * were written with before other ecosystems existed; no npm name contains a colon); every other
+ * ecosystem's key starts with its purl type.
+ */
+export function coordinateKey(ecosystem: string, name: string, version: string): string {
+  return ecosystem === 'npm' ? `${name}@${version}` : `${ecosystem}:${name}@${version}`;
 }
 
 function text(value: unknown): string | null {

@@ -50,13 +50,32 @@ export const FAILURE_CODES = [
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
+/** One thing wrong with one uploaded file, in the caller's terms (no stack, no internal URL). */
+export interface FileProblem {
+  readonly path: string;
+  /** A stable code: `malformed`, `not_recognised`, `unsupported_version`, `limit_exceeded`, `unresolvable`, … */
+  readonly reason: string;
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+  /** The package the problem is about, when it is about one. */
+  readonly package?: string;
+}
+
+export interface AnalysisErrorOptions extends ErrorOptions {
+  /** What was wrong, per input file (the diagnostics callers see beside the failure code). */
+  readonly problems?: readonly FileProblem[];
+}
+
 /** A deterministic failure: retrying the same input gives the same outcome. */
 export class AnalysisError extends Error {
   readonly code: FailureCode;
-  constructor(code: FailureCode, message: string = code, options?: ErrorOptions) {
+  readonly problems: readonly FileProblem[];
+  constructor(code: FailureCode, message: string = code, options?: AnalysisErrorOptions) {
     super(message, options);
     this.name = 'AnalysisError';
     this.code = code;
+    this.problems = options?.problems ?? [];
   }
 }
 
@@ -74,6 +93,8 @@ export interface AnalysisResult {
   readonly mediaType: string;
   readonly byteSize: number;
   readonly counts: ProgressCounts;
+  /** Input files the analysis could not use, or used only in part (diagnostics). */
+  readonly problems?: readonly FileProblem[];
 }
 
 /** Largest result document the service stores or returns (the spec's 16 MiB). */

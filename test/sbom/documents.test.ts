@@ -270,8 +270,8 @@ describe('text', () => {
     expect(text).toMatch(/^completeness: +partial_manifest_inventory$/m);
     expect(text).toMatch(/^resolution basis: +lockfile_records$/m);
     expect(text).toMatch(/^components: +10 \(1 project roots\)$/m);
-    expect(text).toMatch(/^react-dom +18\.3\.1 +MIT +required +node_modules\/react-dom$/m);
-    expect(text).toMatch(/^Unresolved declarations:\n {2}tools\/package\.json: eslint@\^9 \(dependencies\)$/m);
+    expect(text).toMatch(/^npm +react-dom +18\.3\.1 +MIT +required +node_modules\/react-dom$/m);
+    expect(text).toMatch(/^Unresolved declarations:\n {2}tools\/package\.json: eslint \^9 \(npm dependencies\)$/m);
     expect(text).toMatch(/react-dom@18\.3\.1 declares react@\^18\.3\.1 \(peer\) but the lockfile gives 17\.0\.2/);
   });
 });

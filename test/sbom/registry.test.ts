@@ -85,8 +85,8 @@ describe('enrichment', () => {
   it('shares in-flight fetches and respects the concurrency limit', async () => {
     const slow = await startFixtureRegistry({ latencyMs: 40, fallback: () => ({ license: 'MIT' }) });
     try {
-      const enricher = new RegistryEnricher(npmMetadataClient(await slow.npmOptions()), null, 4);
-      const coords = Array.from({ length: 24 }, (_, i) => ({ name: `pkg${i}`, version: '1.0.0' }));
+      const enricher = new RegistryEnricher(new Map([['npm', npmMetadataClient(await slow.npmOptions())]]), null, 4);
+      const coords = Array.from({ length: 24 }, (_, i) => ({ ecosystem: 'npm', name: `pkg${i}`, version: '1.0.0' }));
       const [a, b] = await Promise.all([enricher.enrich(coords, () => undefined, undefined), enricher.enrich(coords, () => undefined, undefined)]);
       expect(a.metadata.size).toBe(24);
       expect(b.metadata.size).toBe(24);
@@ -172,6 +172,25 @@ describe('resolution of manifests without a lockfile', () => {
     expect(JSON.parse(props['service:declarations'] ?? '')).toEqual([{ manifest: 'bad/package.json', name: 'left', range: '^99.0.0', kind: 'dependencies' }]);
     const names = ((JSON.parse(result.document) as Json)['components'] as { name: string }[]).map((c) => c.name);
     expect(names).not.toContain('left');
+  });
+
+  it('resolves the rest of a manifest and keeps the requirements the registry cannot satisfy as declarations', async () => {
+    const manifest = { name: 'mostly-fine', dependencies: { left: '^1.0.0', nowhere: '1.0.0' }, devDependencies: { 'dev-tool': '^9.0.0' } };
+    const result = await analyze([{ path: 'package.json', content: JSON.stringify(manifest) }], 'cyclonedx', { resolver: await resolverFor() });
+    const bom = JSON.parse(result.document) as Json;
+    const names = (bom['components'] as { name: string; version: string }[]).map((c) => `${c.name}@${c.version}`).sort();
+    expect(names).toEqual(['left@1.2.0', 'mostly-fine@undefined', 'right@2.1.0']);
+    const props = Object.fromEntries((bom['properties'] as { name: string; value: string }[]).map((p) => [p.name, p.value]));
+    expect(props['service:completeness']).toBe('partial_manifest_inventory');
+    expect(JSON.parse(props['service:resolutions'] ?? '')).toEqual([{ manifest: 'package.json', outcome: 'resolved', detail: null }]);
+    // Arborist meets the two in no promised order.
+    const declarations = (JSON.parse(props['service:declarations'] ?? '') as { name: string }[]).sort((a, b) => a.name.localeCompare(b.name));
+    expect(declarations).toEqual([
+      { manifest: 'package.json', name: 'dev-tool', range: '^9.0.0', kind: 'devDependencies' },
+      { manifest: 'package.json', name: 'nowhere', range: '1.0.0', kind: 'dependencies' },
+    ]);
+    expect(props['service:notice']).toMatch(/nowhere/);
+    expect(props['service:notice']).not.toMatch(/https?:\/\//);
   });
 
   it('fails the whole analysis with resolution_failed only when nothing could be resolved', async () => {

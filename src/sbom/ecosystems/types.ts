@@ -1,6 +1,8 @@
 import type { MetadataClient } from '../enrich-types.js';
 import type { Declaration, Inventory, Occurrence } from '../model.js';
-import type { InputFile } from '../types.js';
+import type { FileProblem, InputFile } from '../types.js';
+
+export type { FileProblem };
 
 /**
  * The seam every ecosystem plugs into. One module per ecosystem under `src/sbom/ecosystems/<id>/`
@@ -25,23 +27,16 @@ export interface Claim {
    * only beside the others (go.sum, pnpm-workspace.yaml, a `-c` constraints file).
    */
   readonly role: 'lockfile' | 'manifest' | 'auxiliary';
+  /**
+   * How it was recognised: a well-known file name (`Cargo.lock`) wins over another ecosystem's
+   * recognition by content, so a file is never claimed twice.
+   */
+  readonly by: 'name' | 'content';
 }
 
 export interface ClaimedFile extends Claim {
   readonly path: string;
   readonly content: string;
-}
-
-/** One thing wrong with one uploaded file, in the caller's terms (no stack, no internal URL). */
-export interface FileProblem {
-  readonly path: string;
-  /** A stable code: `malformed`, `unsupported_version`, `limit_exceeded`, `unresolvable`, … */
-  readonly reason: string;
-  readonly message: string;
-  readonly line?: number;
-  readonly column?: number;
-  /** The package the problem is about, when it is about one. */
-  readonly package?: string;
 }
 
 export interface BuildContext {

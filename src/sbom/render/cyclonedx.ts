@@ -1,11 +1,20 @@
 import * as CDX from '@cyclonedx/cyclonedx-library';
-import { splitName } from '../describe.js';
 import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
 import { writeJson, type BoundedOutput } from './output.js';
 import { SERVICE_VERSION } from '../../version.js';
 
 
-const SCOPES: Readonly<Record<ComponentFacts['scope'], CDX.Enums.ComponentScope>> = {
+/** `@scope/name` → group `@scope`, name `name`: npm's scope is the CycloneDX group. */
+function splitName(ecosystem: string, name: string): { group: string | null; name: string } {
+  const match = ecosystem === 'npm' ? /^(@[^/]+)\/(.+)$/.exec(name) : null;
+  return match?.[1] && match[2] ? { group: match[1], name: match[2] } : { group: null, name };
+}
+
+/** Facts rendered under names of their own above. */
+const RENDERED_FACTS = new Set(['bundled', 'deprecated']);
+const NPM_FACTS = new Set(['os', 'cpu']);
+
+const SCOPES: Readonly<Record<Exclude<ComponentFacts['scope'], 'unknown'>, CDX.Enums.ComponentScope>> = {
   required: CDX.Enums.ComponentScope.Required,
   optional: CDX.Enums.ComponentScope.Optional,
   // Development dependencies are not part of what ships.
@@ -14,7 +23,7 @@ const SCOPES: Readonly<Record<ComponentFacts['scope'], CDX.Enums.ComponentScope>
 
 function component(facts: ComponentFacts): CDX.Models.Component {
   const o = facts.occurrence;
-  const { group, name } = splitName(o.name);
+  const { group, name } = splitName(o.ecosystem, o.name);
   const c = new CDX.Models.Component(
     facts.isRoot ? CDX.Enums.ComponentType.Application : CDX.Enums.ComponentType.Library,
     name,
@@ -23,7 +32,7 @@ function component(facts: ComponentFacts): CDX.Models.Component {
   if (group !== null) c.group = group;
   if (o.version !== null) c.version = o.version;
   if (facts.purl !== null) c.purl = facts.purl;
-  if (!facts.isRoot) c.scope = SCOPES[facts.scope];
+  if (!facts.isRoot && facts.scope !== 'unknown') c.scope = SCOPES[facts.scope];
   if (facts.description !== null) c.description = facts.description;
   if (facts.author !== null) c.author = facts.author;
   for (const sum of facts.checksums) c.hashes.set(CDX.Enums.HashAlgorithm[sum.algorithm], sum.hex);
@@ -35,10 +44,13 @@ function component(facts: ComponentFacts): CDX.Models.Component {
     [CDX.Enums.ExternalReferenceType.Distribution, o.source === 'registry' || o.source === 'tarball' ? o.resolved : null],
   ];
   for (const [type, url] of refs) if (url !== null) c.externalReferences.add(new CDX.Models.ExternalReference(url, type));
+  const npm = o.ecosystem === 'npm';
   const props: [string, string | null][] = [
-    ['cdx:npm:package:path', o.installPath === '' ? null : o.installPath],
-    ['cdx:npm:package:development', o.dev ? 'true' : null],
-    ['cdx:npm:package:bundled', o.facts['bundled'] ?? null],
+    ['cdx:npm:package:path', npm && o.installPath !== '' ? o.installPath : null],
+    ['cdx:npm:package:development', npm && o.dev ? 'true' : null],
+    ['cdx:npm:package:bundled', npm ? (o.facts['bundled'] ?? null) : null],
+    ['service:ecosystem', o.ecosystem],
+    ['service:development', !npm && o.dev ? 'true' : null],
     ['service:lockfile', o.lockfile],
     ['service:source', o.source],
     ['service:alias', o.alias],
@@ -46,9 +58,12 @@ function component(facts: ComponentFacts): CDX.Models.Component {
     ['service:peer', o.peer ? 'true' : null],
     ['service:resolved', o.source === 'registry' ? null : o.resolved],
     ['service:deprecated', facts.deprecated],
-    ['service:os', o.facts['os'] ?? null],
-    ['service:cpu', o.facts['cpu'] ?? null],
   ];
+  // Recorded facts as service properties: npm's platform restrictions (its other facts are the
+  // parsers' working notes), every fact of the other ecosystems (Go's replaced module, …).
+  for (const [key, value] of Object.entries(o.facts)) {
+    if (npm ? NPM_FACTS.has(key) : !RENDERED_FACTS.has(key)) props.push([`service:${key}`, value]);
+  }
   for (const [key, value] of props) if (value !== null) c.properties.add(new CDX.Models.Property(key, value));
   return c;
 }

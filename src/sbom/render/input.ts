@@ -1,4 +1,4 @@
-import { integrityChecksums, normalizeLicense, packageUrl, type Checksum, type NormalizedLicense } from '../describe.js';
+import { integrityChecksums, normalizeLicense, type Checksum, type NormalizedLicense } from '../describe.js';
 import type { Evidence } from '../evidence.js';
 import { coordinateKey, EMPTY_METADATA, type PackageMetadata } from '../metadata.js';
 import type { Inventory, Occurrence } from '../model.js';
@@ -10,6 +10,10 @@ export interface RenderInput {
   readonly failedCoordinates: readonly string[];
   readonly evidence: Evidence;
   readonly generatedAt: Date;
+  /** The package URL of an occurrence, by the rules of the ecosystem that built it. */
+  readonly purl: (occurrence: Occurrence) => string | null;
+  /** People's names of the ecosystems (`npm`, `Python`…), by id; the id where absent. */
+  readonly ecosystemLabels?: ReadonlyMap<string, string>;
 }
 
 /** An occurrence with its derived facts: lockfile data first, registry metadata filling gaps. */
@@ -24,7 +28,8 @@ export interface ComponentFacts {
   readonly repository: string | null;
   readonly author: string | null;
   readonly deprecated: string | null;
-  readonly scope: 'required' | 'optional' | 'dev';
+  /** `unknown` where the files record no scope (documents then state none). */
+  readonly scope: 'required' | 'optional' | 'dev' | 'unknown';
 }
 
 export function componentFacts(input: RenderInput): ComponentFacts[] {
@@ -33,19 +38,25 @@ export function componentFacts(input: RenderInput): ComponentFacts[] {
     const meta =
       occurrence.version === null
         ? EMPTY_METADATA
-        : (input.metadata.get(coordinateKey(occurrence.name, occurrence.version)) ?? EMPTY_METADATA);
+        : (input.metadata.get(coordinateKey(occurrence.ecosystem, occurrence.name, occurrence.version)) ?? EMPTY_METADATA);
     return {
       occurrence,
       isRoot: roots.has(occurrence.ref),
       license: normalizeLicense(occurrence.license ?? meta.license),
       checksums: integrityChecksums(occurrence.integrity),
-      purl: packageUrl(occurrence),
+      purl: input.purl(occurrence),
       description: meta.description,
       homepage: meta.homepage,
       repository: meta.repository,
       author: meta.author,
       deprecated: occurrence.facts['deprecated'] ?? meta.deprecated,
-      scope: occurrence.dev ? 'dev' : occurrence.optional || occurrence.peer ? 'optional' : 'required',
+      scope: !occurrence.scopeKnown
+        ? 'unknown'
+        : occurrence.dev
+          ? 'dev'
+          : occurrence.optional || occurrence.peer
+            ? 'optional'
+            : 'required',
     };
   });
 }

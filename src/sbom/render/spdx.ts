@@ -107,6 +107,7 @@ function spdxPackage(f: ComponentFacts, id: string, refs: LicenseRefs): Record<s
   }
   const notes = [
     o.installPath === '' ? null : `install path: ${o.installPath}`,
+    `ecosystem: ${o.ecosystem}`,
     `lockfile: ${o.lockfile}`,
     `scope: ${f.scope}`,
     o.alias === null ? null : `installed as alias ${o.alias}`,

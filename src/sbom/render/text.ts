@@ -17,14 +17,16 @@ export function renderText(input: RenderInput, out: BoundedOutput): void {
   out.line(`components:       ${facts.length} (${inventory.roots.length} project roots)`);
   for (const l of inventory.lockfiles) out.line(`lockfile:         ${l.path} (${l.kind} ${l.version ?? ''}, ${l.entries} entries)`.replace(' , ', ', '));
   out.line();
+  const label = (id: string): string => input.ecosystemLabels?.get(id) ?? id;
   const rows = facts.map((f) => [
+    label(f.occurrence.ecosystem),
     f.occurrence.name,
     f.occurrence.version ?? '-',
     licenseText(f.license),
     f.isRoot ? 'project' : f.scope,
     f.occurrence.installPath === '' ? f.occurrence.lockfile : f.occurrence.installPath,
   ]);
-  const header = ['NAME', 'VERSION', 'LICENSE', 'SCOPE', 'PATH'];
+  const header = ['ECOSYSTEM', 'NAME', 'VERSION', 'LICENSE', 'SCOPE', 'PATH'];
   const widths = header.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length))));
   const format = (cells: string[]): string =>
     cells
@@ -36,7 +38,9 @@ export function renderText(input: RenderInput, out: BoundedOutput): void {
   if (inventory.declarations.length > 0) {
     out.line();
     out.line('Unresolved declarations:');
-    for (const d of inventory.declarations) out.line(`  ${d.manifest}: ${d.name}@${d.range} (${d.kind})`);
+    for (const d of inventory.declarations) {
+      out.line(`  ${d.manifest}: ${d.name}${d.range === '' ? '' : ` ${d.range}`} (${label(d.ecosystem ?? 'npm')} ${d.kind})`);
+    }
   }
   out.line();
   out.line('Notices:');

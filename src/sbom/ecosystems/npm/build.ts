@@ -1,13 +1,14 @@
 import picomatch from 'picomatch';
 import type { Detection, DetectedFile } from './detect.js';
 import { declarationsOf, readManifest, type Manifest } from './manifest.js';
-import { emptyInventory, type Inventory, type ManifestResolution } from './model.js';
-import { parseBunLock } from './parsers/bun-lock.js';
-import { dirname, joinPath, type ParseContext, type ParsedLockfile } from './parsers/common.js';
-import { parseNpmLock } from './parsers/npm-lock.js';
-import { parsePnpmLock } from './parsers/pnpm-lock.js';
-import { parseYarnLock } from './parsers/yarn-lock.js';
-import { deriveScopes, rangeMismatches } from './scopes.js';
+import { emptyInventory, type Inventory, type ManifestResolution } from '../../model.js';
+import { parseBunLock } from './parse-bun-lock.js';
+import { dirname, joinPath, type ParseContext, type ParsedLockfile } from './common.js';
+import { parseNpmLock } from './parse-npm-lock.js';
+import { parsePnpmLock } from './parse-pnpm-lock.js';
+import { parseYarnLock } from './parse-yarn-lock.js';
+import { deriveScopes } from '../../scopes.js';
+import { rangeMismatches } from './ranges.js';
 
 /** A manifest no lockfile covers, with the workspace members it declares (resolved together). */
 export interface StandaloneProject {
@@ -16,6 +17,9 @@ export interface StandaloneProject {
 }
 
 export type StandaloneOutcome = ParsedLockfile | { readonly failed: ManifestResolution };
+
+/** Resolves a manifest that no lockfile covers (against the registry), or says why it could not. */
+export type StandaloneResolver = (project: StandaloneProject, signal: AbortSignal | undefined) => Promise<StandaloneOutcome>;
 
 type LockfileFile = Exclude<DetectedFile, { kind: 'package-json' } | { kind: 'pnpm-workspace' }>;
 

@@ -1,6 +1,6 @@
 import { parseAllDocuments } from 'yaml';
-import { declaredDependencies } from '../manifest.js';
-import type { Declaration, EdgeKind, Occurrence } from '../model.js';
+import { declaredDependencies } from './manifest.js';
+import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
 import {
   addEdge,
   isObject,

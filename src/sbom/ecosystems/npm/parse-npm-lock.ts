@@ -1,5 +1,5 @@
-import { declaredDependencies } from '../manifest.js';
-import type { Declaration, EdgeKind, Occurrence } from '../model.js';
+import { declaredDependencies } from './manifest.js';
+import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
 import {
   addEdge,
   aliasTarget,

@@ -1,5 +1,5 @@
-import type { Manifest } from '../manifest.js';
-import type { Declaration, Edge, EdgeKind, LockfileRecord, Occurrence, OccurrenceSource } from '../model.js';
+import type { Manifest } from './manifest.js';
+import type { Declaration, Edge, EdgeKind, LockfileRecord, Occurrence, OccurrenceSource } from '../../model.js';
 
 /** What a parser is given: the lockfile and the uploaded manifests of its folder and below. */
 export interface ParseContext {

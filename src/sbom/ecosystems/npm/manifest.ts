@@ -1,4 +1,4 @@
-import type { Declaration, EdgeKind } from './model.js';
+import type { Declaration, EdgeKind } from '../../model.js';
 
 /** A package.json, reduced to what the analysis reads. */
 export interface Manifest {

@@ -1,8 +1,8 @@
 import { parseSyml } from '@yarnpkg/parsers';
 import picomatch from 'picomatch';
 import semver from 'semver';
-import { declaredDependencies, type Manifest } from '../manifest.js';
-import type { Declaration, EdgeKind, Occurrence } from '../model.js';
+import { declaredDependencies, type Manifest } from './manifest.js';
+import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
 import {
   addEdge,
   aliasTarget,

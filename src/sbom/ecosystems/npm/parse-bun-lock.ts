@@ -1,6 +1,6 @@
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import { declaredDependencies } from '../manifest.js';
-import type { Declaration, EdgeKind, Occurrence } from '../model.js';
+import { declaredDependencies } from './manifest.js';
+import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
 import {
   addEdge,
   classifySpec,

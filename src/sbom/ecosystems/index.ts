@@ -1,0 +1,21 @@
+import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
+import type { Ecosystem, RegistryEndpoint, RegistryKey } from './types.js';
+
+export interface EcosystemsOptions {
+  readonly npm: NpmEcosystemOptions;
+  /** Registry access per `PACKAGE_REGISTRIES` key; an absent key leaves that ecosystem offline. */
+  readonly registries: Partial<Readonly<Record<RegistryKey, RegistryEndpoint>>>;
+}
+
+/**
+ * Every ecosystem the analysis knows, in registration order (the tie-break of detection). Made
+ * once per process: the modules hold registry clients whose in-flight requests are shared.
+ */
+export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
+  return [npmEcosystem(options.npm)];
+}
+
+/** The ecosystems with no registry access: the CLI's `--offline`, and analyses given no registry. */
+export function offlineEcosystems(): Ecosystem[] {
+  return createEcosystems({ npm: { resolver: null, metadata: null }, registries: {} });
+}

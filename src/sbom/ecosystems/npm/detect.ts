@@ -1,0 +1,107 @@
+import { parse as parseYaml } from 'yaml';
+import { isBunLock, parseBunJson } from './parse-bun-lock.js';
+import { basename, isObject } from './common.js';
+import { isPackageLock, type PackageLock } from './parse-npm-lock.js';
+import { isPnpmLock } from './parse-pnpm-lock.js';
+import { isYarnLock } from './parse-yarn-lock.js';
+import type { InputFile } from '../../types.js';
+
+export type DetectedFile =
+  | { readonly path: string; readonly kind: 'package-json'; readonly data: Record<string, unknown> }
+  | { readonly path: string; readonly kind: 'npm-lock'; readonly data: PackageLock }
+  | { readonly path: string; readonly kind: 'yarn-lock'; readonly content: string }
+  | { readonly path: string; readonly kind: 'pnpm-lock'; readonly content: string }
+  | { readonly path: string; readonly kind: 'bun-lock'; readonly data: Record<string, unknown> }
+  | { readonly path: string; readonly kind: 'pnpm-workspace'; readonly packages: readonly string[] };
+
+export type DetectedKind = DetectedFile['kind'];
+
+export interface Detection {
+  readonly files: DetectedFile[];
+  /** Files that look like a manifest or lockfile but could not be read, with the reason. */
+  readonly unreadable: { readonly path: string; readonly reason: string }[];
+}
+
+function parseJson(content: string): unknown {
+  try {
+    return JSON.parse(content.replace(/^\uFEFF/, '')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const MANIFEST_KEYS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
+
+/** npm's dependency maps are name → specifier strings (a NuGet or Composer file nests objects). */
+function isDependencyMap(value: unknown): boolean {
+  return isObject(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+function looksLikeManifest(json: Record<string, unknown>): boolean {
+  const maps = MANIFEST_KEYS.filter((k) => json[k] !== undefined);
+  if (maps.length > 0) return maps.every((k) => isDependencyMap(json[k]));
+  return typeof json['name'] === 'string' && typeof json['version'] === 'string';
+}
+
+/** The names npm's tools write; a file so named is npm's whatever its content. */
+export const NPM_FILE_NAMES: ReadonlySet<string> = new Set([
+  'package.json',
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'pnpm-workspace.yaml',
+  'bun.lock',
+  'bun.lockb',
+]);
+
+export type Classified = DetectedFile | { readonly path: string; readonly unreadable: string } | null;
+
+/** What one file is to npm: a manifest or lockfile, a named one it cannot read, or nothing. */
+export function classifyNpmFile(file: InputFile): Classified {
+  const name = basename(file.path);
+  const text = file.content.replace(/^\uFEFF/, '');
+  const start = text.trimStart().charAt(0);
+  if (name === 'bun.lockb') {
+    return { path: file.path, unreadable: 'the binary bun.lockb is not readable; upload the text bun.lock (bun 1.2+)' };
+  }
+  if (start === '{') {
+    const json = parseJson(text);
+    if (isPackageLock(json)) return { path: file.path, kind: 'npm-lock', data: json };
+    if (isObject(json) && (name === 'package.json' || looksLikeManifest(json))) return { path: file.path, kind: 'package-json', data: json };
+    const jsonc = json === undefined ? parseBunJson(text) : isObject(json) ? json : null;
+    if (jsonc !== null && isBunLock(jsonc)) return { path: file.path, kind: 'bun-lock', data: jsonc };
+  } else if (isYarnLock(text)) {
+    return { path: file.path, kind: 'yarn-lock', content: text };
+  } else if (isPnpmLock(text)) {
+    return { path: file.path, kind: 'pnpm-lock', content: text };
+  } else if (name === 'pnpm-workspace.yaml') {
+    const packages = workspacePackages(text);
+    if (packages !== null) return { path: file.path, kind: 'pnpm-workspace', packages };
+  }
+  return NPM_FILE_NAMES.has(name) ? { path: file.path, unreadable: `not a readable ${name}` } : null;
+}
+
+/** Recognises manifests and lockfiles by name and by content; anything else is skipped. */
+export function detect(files: readonly InputFile[]): Detection {
+  const detected: DetectedFile[] = [];
+  const unreadable: Detection['unreadable'] = [];
+  for (const file of files) {
+    const classified = classifyNpmFile(file);
+    if (classified === null) continue;
+    if ('unreadable' in classified) unreadable.push({ path: classified.path, reason: classified.unreadable });
+    else detected.push(classified);
+  }
+  return { files: detected, unreadable };
+}
+
+function workspacePackages(text: string): string[] | null {
+  try {
+    const doc: unknown = parseYaml(text);
+    if (!isObject(doc)) return [];
+    const packages = doc['packages'];
+    return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === 'string') : [];
+  } catch {
+    return null;
+  }
+}
