@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import type { RegistryGetOptions, RegistryHttp } from '../sbom/ecosystems/types.js';
 import { TransientAnalysisError } from '../sbom/types.js';
 
@@ -38,6 +38,8 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
   const maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
   const retries = options.retries ?? DEFAULTS.retries;
   const agent = options.dispatcher ?? new Agent({ connections: 32, keepAliveTimeout: 10_000, connectTimeout: Math.min(timeoutMs, 10_000) });
+  // undici 7 follows redirects only through its interceptor (`maxRedirections` on a request throws).
+  const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
   const userAgent = options.userAgent ?? 'pkgscope';
 
   async function once(url: string, opts: RegistryGetOptions): Promise<string | null> {
@@ -46,11 +48,10 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
     try {
       const response = await request(url, {
         method: 'GET',
-        dispatcher: agent,
+        dispatcher,
         signal,
-        maxRedirections: 5,
         headers: { accept: opts.accept ?? 'application/json', 'user-agent': userAgent },
-      } as Parameters<typeof request>[1]);
+      });
       const { statusCode, body } = response;
       if (statusCode === 404 || statusCode === 410) {
         await body.dump();

@@ -12,5 +12,5 @@ export function claimCargo(file: InputFile): Claim | null {
   if (name !== 'Cargo.lock' && name !== 'Cargo.toml') return null;
   const start = /\S/.exec(file.content.slice(0, 1024))?.[0];
   if (start === '{') return null;
-  return name === 'Cargo.lock' ? { kind: 'cargo-lock', role: 'lockfile' } : { kind: 'cargo-toml', role: 'manifest' };
+  return name === 'Cargo.lock' ? { kind: 'cargo-lock', role: 'lockfile', by: 'name' } : { kind: 'cargo-toml', role: 'manifest', by: 'name' };
 }
