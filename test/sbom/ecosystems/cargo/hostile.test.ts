@@ -37,7 +37,7 @@ function lockText(packages: { name: string; version: string; source: string | nu
   for (const p of packages) {
     lines.push('[[package]]', `name = "${p.name}"`, `version = "${p.version}"`);
     if (p.source !== null) lines.push(`source = "${p.source}"`);
-    const deps = p.deps.map((i) => packages[i % packages.length]).filter((d) => d !== undefined && d !== p);
+    const deps = p.deps.flatMap((i) => packages[i % packages.length] ?? []).filter((d) => d !== p);
     if (deps.length > 0) {
       lines.push('dependencies = [');
       for (const d of deps) lines.push(format === 1 && d.source !== null ? ` "${d.name} ${d.version} (${d.source})",` : ` "${d.name} ${d.version}",`);
