@@ -1,16 +1,14 @@
 import * as CDX from '@cyclonedx/cyclonedx-library';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
 import { cargoEcosystem } from '../../../../src/sbom/ecosystems/cargo/index.js';
 import { offlineEcosystems } from '../../../../src/sbom/ecosystems/index.js';
 import type { Ecosystem, RegistryEndpoint } from '../../../../src/sbom/ecosystems/types.js';
 import { RegistryEnricher } from '../../../../src/sbom/enrich.js';
-import { registryHttp } from '../../../../src/registry/http.js';
 import type { InputFile, OutputFormat } from '../../../../src/sbom/types.js';
-import { startCratesRegistry, type CratesRegistry } from '../../../helpers/crates-registry.js';
 import { SMALL_NPM } from '../../../helpers/fixtures.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
-import { cargoUpload, packageHeaders } from './helpers.js';
+import { cargoUpload, cratesFixtures, packageHeaders } from './helpers.js';
 
 const cdxValidator = new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot7);
 
@@ -32,14 +30,7 @@ interface CdxDocument {
   dependencies: { ref: string; dependsOn?: string[] }[];
 }
 
-let registry: CratesRegistry | null = null;
-let http: ReturnType<typeof registryHttp> | null = null;
-afterEach(async () => {
-  await http?.close();
-  await registry?.close();
-  registry = null;
-  http = null;
-});
+const startRegistry = cratesFixtures();
 
 function ecosystems(endpoint: RegistryEndpoint | null = null): Ecosystem[] {
   return [...offlineEcosystems(), cargoEcosystem(endpoint)];
@@ -109,14 +100,13 @@ describe('Rust documents', () => {
   });
 
   it('enriches crates.io crates from the registry, never the crate of another registry', async () => {
-    registry = await startCratesRegistry({
+    const { registry, endpoint } = await startRegistry({
       crates: {
         bytes: { description: 'Types and traits for working with bytes', repository: 'https://github.com/tokio-rs/bytes', versions: { '1.5.0': { license: 'MIT' } } },
         'internal-auth': { versions: { '2.0.1': { license: 'GPL-3.0-only' } } },
       },
     });
-    http = registryHttp({ timeoutMs: 5_000, retries: 0 });
-    const eco = ecosystems({ base: registry.url, http });
+    const eco = ecosystems(endpoint);
     const client = eco.find((e) => e.id === 'cargo')?.metadata;
     if (!client) throw new Error('no cargo metadata client');
     const result = await render(cargoUpload('v4-git'), 'cyclonedx', eco, new RegistryEnricher(new Map([['cargo', client]]), null));
@@ -131,9 +121,8 @@ describe('Rust documents', () => {
   });
 
   it('a registry answering 500 keeps the lockfile’s facts and names the failure in the notice', async () => {
-    registry = await startCratesRegistry({ statusFor: () => 500 });
-    http = registryHttp({ timeoutMs: 5_000, retries: 0 });
-    const eco = ecosystems({ base: registry.url, http });
+    const { endpoint } = await startRegistry({ statusFor: () => 500 });
+    const eco = ecosystems(endpoint);
     const client = eco.find((e) => e.id === 'cargo')?.metadata;
     if (!client) throw new Error('no cargo metadata client');
     const result = await render(cargoUpload('v4-git'), 'cyclonedx', eco, new RegistryEnricher(new Map([['cargo', client]]), null));

@@ -1,9 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { afterEach } from 'vitest';
+import { registryHttp } from '../../../../src/registry/http.js';
 import { cargoEcosystem } from '../../../../src/sbom/ecosystems/cargo/index.js';
-import type { ClaimedFile, Ecosystem, EcosystemInventory } from '../../../../src/sbom/ecosystems/types.js';
+import type { ClaimedFile, Ecosystem, EcosystemInventory, RegistryEndpoint } from '../../../../src/sbom/ecosystems/types.js';
 import type { Occurrence } from '../../../../src/sbom/model.js';
 import type { InputFile } from '../../../../src/sbom/types.js';
+import { startCratesRegistry, type CratesRegistry, type CratesRegistryOptions } from '../../../helpers/crates-registry.js';
 import { FIXTURES } from '../../../helpers/fixtures.js';
 
 export const CARGO_FIXTURES = join(FIXTURES, 'lockfiles', 'cargo');
@@ -61,4 +64,21 @@ export function edgesOf(result: EcosystemInventory): string[] {
 /** `[[package]]` tables of a Cargo.lock, counted by line (independent of any TOML parser). */
 export function packageHeaders(lock: string): number {
   return lock.split('\n').filter((l) => l.trim() === '[[package]]').length;
+}
+
+/**
+ * Starts fixture crates.io registries with a registry HTTP client pointed at each (no retries:
+ * failure tests want the failure at once); everything started is closed after each test.
+ */
+export function cratesFixtures(): (options?: CratesRegistryOptions, timeoutMs?: number) => Promise<{ registry: CratesRegistry; endpoint: RegistryEndpoint }> {
+  const open: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of open.splice(0)) await close();
+  });
+  return async (options = {}, timeoutMs = 5_000) => {
+    const registry = await startCratesRegistry(options);
+    const http = registryHttp({ timeoutMs, retries: 0, userAgent: 'pkgscope-test (fixture)' });
+    open.push(() => http.close(), () => registry.close());
+    return { registry, endpoint: { base: registry.url, http } };
+  };
 }

@@ -1,30 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cargoEcosystem } from '../../../../src/sbom/ecosystems/cargo/index.js';
-import { registryHttp } from '../../../../src/registry/http.js';
 import { TransientAnalysisError } from '../../../../src/sbom/types.js';
-import { startCratesRegistry, type CratesRegistry } from '../../../helpers/crates-registry.js';
-import { buildFiles, cargoUpload } from './helpers.js';
+import type { CratesRegistryOptions } from '../../../helpers/crates-registry.js';
+import { buildFiles, cargoUpload, cratesFixtures } from './helpers.js';
 
-let registry: CratesRegistry | null = null;
-let http: ReturnType<typeof registryHttp> | null = null;
+const startRegistry = cratesFixtures();
 
-afterEach(async () => {
-  await http?.close();
-  await registry?.close();
-  registry = null;
-  http = null;
-});
-
-async function clientFor(reg: CratesRegistry, timeoutMs = 5_000) {
-  http = registryHttp({ timeoutMs, retries: 0, userAgent: 'pkgscope-test (fixture)' });
-  const metadata = cargoEcosystem({ base: reg.url, http }).metadata;
+async function clientFor(options: CratesRegistryOptions, timeoutMs?: number) {
+  const { registry, endpoint } = await startRegistry(options, timeoutMs);
+  const metadata = cargoEcosystem(endpoint).metadata;
   if (metadata === null) throw new Error('no metadata client');
-  return metadata;
+  return { registry, endpoint, metadata };
 }
 
 describe('crates.io metadata', () => {
   it('reads license, description, homepage and repository from the version document alone', async () => {
-    registry = await startCratesRegistry({
+    const { registry, metadata } = await clientFor({
       crates: {
         serde: {
           description: 'A generic serialization/deserialization framework',
@@ -34,7 +25,6 @@ describe('crates.io metadata', () => {
         },
       },
     });
-    const metadata = await clientFor(registry);
     expect(await metadata.fetch('serde', '1.0.197')).toEqual({
       license: 'MIT OR Apache-2.0',
       description: 'A generic serialization/deserialization framework',
@@ -48,11 +38,10 @@ describe('crates.io metadata', () => {
   });
 
   it('asks for the crate document only when the version document predates the descriptive fields', async () => {
-    registry = await startCratesRegistry({
+    const { registry, metadata } = await clientFor({
       legacyVersionDocs: true,
       crates: { log: { description: 'A lightweight logging facade', repository: 'https://github.com/rust-lang/log', versions: { '0.4.21': { license: 'MIT OR Apache-2.0' } } } },
     });
-    const metadata = await clientFor(registry);
     const meta = await metadata.fetch('log', '0.4.21');
     expect([meta?.license, meta?.description, meta?.repository, meta?.homepage]).toEqual([
       'MIT OR Apache-2.0',
@@ -64,28 +53,25 @@ describe('crates.io metadata', () => {
   });
 
   it('a yanked version is deprecated with its message; an unknown version is null', async () => {
-    registry = await startCratesRegistry({
+    const { metadata } = await clientFor({
       crates: { 'old-crate': { versions: { '0.1.0': { license: 'MIT', yanked: true, yank_message: 'security issue, use 0.1.1' } } } },
     });
-    const metadata = await clientFor(registry);
     expect((await metadata.fetch('old-crate', '0.1.0'))?.deprecated).toBe('security issue, use 0.1.1');
     expect(await metadata.fetch('old-crate', '9.9.9')).toBeNull();
     expect(await metadata.fetch('no-such-crate', '1.0.0')).toBeNull();
   });
 
   it('a registry answering 500 fails the coordinate with a transient error', async () => {
-    registry = await startCratesRegistry({ statusFor: () => 500 });
-    const metadata = await clientFor(registry);
+    const { registry, metadata } = await clientFor({ statusFor: () => 500 });
     await expect(metadata.fetch('serde', '1.0.197')).rejects.toBeInstanceOf(TransientAnalysisError);
     expect(registry.requests).toEqual(['/api/v1/crates/serde/1.0.197']);
   });
 
   it('a registry that never answers fails fast at the deadline, and the lockfile facts stay', async () => {
-    registry = await startCratesRegistry({ hangFor: () => true });
-    const metadata = await clientFor(registry, 300);
+    const { endpoint, metadata } = await clientFor({ hangFor: () => true }, 300);
     await expect(metadata.fetch('bytes', '1.5.0')).rejects.toBeInstanceOf(TransientAnalysisError);
     // The analysis keeps what Cargo.lock recorded: the components do not depend on the registry.
-    const { inventory } = await buildFiles(cargoUpload('v4-git'), cargoEcosystem({ base: registry.url, http: http ?? registryHttp() }));
+    const { inventory } = await buildFiles(cargoUpload('v4-git'), cargoEcosystem(endpoint));
     expect(inventory.occurrences.find((o) => o.name === 'bytes')?.integrity).toMatch(/^sha256-/);
   });
 
@@ -94,9 +80,8 @@ describe('crates.io metadata', () => {
   });
 
   it('appends the API paths to a base URL with a path, encoding names', async () => {
-    registry = await startCratesRegistry();
-    http = registryHttp({ timeoutMs: 5_000, retries: 0 });
-    const metadata = cargoEcosystem({ base: `${registry.url}/`, http }).metadata;
+    const { registry, endpoint } = await startRegistry();
+    const metadata = cargoEcosystem({ ...endpoint, base: `${registry.url}/` }).metadata;
     expect(await metadata?.fetch('serde_json', '1.0.0+build.1')).toBeNull();
     expect(registry.requests).toEqual(['/api/v1/crates/serde_json/1.0.0%2Bbuild.1']);
   });
