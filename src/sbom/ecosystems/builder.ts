@@ -16,7 +16,7 @@ export interface EntryInit {
   /** Where the lockfile places it, or its key there; defaults to the entry key. */
   readonly installPath?: string;
   readonly resolved?: string | null;
-  /** Subresource-integrity style hashes (`sha256-<base64>`), or see `hashes` for hex digests. */
+  /** Subresource-integrity style hashes (`sha256-<base64>`); hex digests convert with `hexIntegrity`. */
   readonly integrity?: string | null;
   readonly dev?: boolean;
   readonly optional?: boolean;
@@ -45,7 +45,7 @@ const DIGEST_BYTES = { sha1: 20, sha256: 32, sha384: 48, sha512: 64 } as const;
 
 /**
  * A hex digest as the subresource-integrity string `EntryInit.integrity` carries (`sha256-<base64>`),
- * so lockfiles that record hex (Cargo.lock, go.sum's neighbours, composer) reach the renderers'
+ * so lockfiles that record hex digests (Cargo.lock, composer.lock, pubspec.lock) reach the renderers'
  * checksums the same way npm's SRI strings do. Null when absent or not a digest of that length.
  */
 export function hexIntegrity(algorithm: keyof typeof DIGEST_BYTES, hex: string | null | undefined): string | null {

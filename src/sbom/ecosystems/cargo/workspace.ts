@@ -1,4 +1,3 @@
-import { posix } from 'node:path';
 import picomatch from 'picomatch';
 import { dirOf, inheritFrom, type CargoManifest } from './manifest.js';
 
@@ -10,9 +9,12 @@ import { dirOf, inheritFrom, type CargoManifest } from './manifest.js';
  * - `[workspace] members` (globs allowed) minus `exclude` are members;
  * - a path dependency of a member inside the workspace folder is a member too (Cargo makes it one);
  * - without a `[workspace]`, the root package is the only member.
- * With no root manifest uploaded, a path package is taken for a member: Cargo.lock records
- * workspace members and path dependencies alike, and inside a workspace folder (the usual case)
- * every path dependency is a member.
+ * A path package is a path dependency (not a member) only on evidence: its manifest was uploaded
+ * and is not a member, or a member's path dependency points outside the workspace folder or into
+ * an excluded one. Without evidence (no root manifest, a member manifest missing from the
+ * upload) it is taken for a member: Cargo.lock records members and path dependencies alike, and
+ * inside a workspace folder (the usual case) every path dependency is a member.
+ * `default-members` only chooses what a bare `cargo build` builds; every member stays a root.
  */
 export interface WorkspaceView {
   /** The lockfile's folder in the upload. */
@@ -61,21 +63,21 @@ export function workspaceFor(lockPath: string, manifests: readonly CargoManifest
     for (const m of below) memberDirs.add(m.dir);
   }
   // Path dependencies of members that live inside the workspace folder become members as well,
-  // transitively (a queue over folders, each visited once).
+  // transitively (a queue over folders, each visited once). Path dependencies that point outside
+  // it, or into an excluded folder, are evidence that a crate is not a member.
   const byDir = new Map(manifests.map((m) => [m.dir, m]));
-  const pathMemberNames = new Set<string>();
-  if (ws !== null) {
-    const queue = [...memberDirs];
-    for (let i = 0; i < queue.length; i++) {
-      const m = byDir.get(queue[i] ?? '');
-      if (m === undefined) continue;
-      for (const dep of inheritFrom(m, root).dependencies) {
-        if (dep.path === null || dep.section === 'dev-dependencies' || !inside(dep.path, dir) || isExcluded(relativeTo(dep.path, dir))) continue;
-        pathMemberNames.add(dep.name);
-        if (!memberDirs.has(dep.path)) {
-          memberDirs.add(dep.path);
-          queue.push(dep.path);
-        }
+  const outside = new Set<string>();
+  const queue = [...memberDirs];
+  for (let i = 0; i < queue.length; i++) {
+    const m = byDir.get(queue[i] ?? '');
+    if (m === undefined) continue;
+    for (const dep of inheritFrom(m, root).dependencies) {
+      if (dep.path === null) continue;
+      if (ws === null || !inside(dep.path, dir) || isExcluded(relativeTo(dep.path, dir))) {
+        outside.add(dep.name);
+      } else if (!memberDirs.has(dep.path)) {
+        memberDirs.add(dep.path);
+        queue.push(dep.path);
       }
     }
   }
@@ -90,16 +92,8 @@ export function workspaceFor(lockPath: string, manifests: readonly CargoManifest
     if (resolved.package !== null) members.set(resolved.package.name, resolved);
     if (m !== root) covered.push({ manifest: m, role: 'workspace' });
   }
-  const uploadedNames = new Set(below.map((m) => m.package?.name));
-
-  // A member whose manifest was not uploaded: the members patterns with the crate's name as the
-  // last folder (`crates/*` → `crates/<name>`), the usual layout.
-  const listedByName = (name: string): boolean =>
-    (ws?.members ?? []).some((p) => {
-      const cleaned = p.replace(/^\.\//, '').replace(/\/+$/, '');
-      const candidate = posix.join(posix.dirname(cleaned), name);
-      return posix.basename(cleaned) === name || (isListed(candidate) && !isExcluded(candidate));
-    });
+  // Uploaded manifests that are not members: their crates are path dependencies.
+  const nonMembers = new Set(below.filter((m) => !memberDirs.has(m.dir)).map((m) => m.package?.name));
 
   return {
     dir,
@@ -113,8 +107,11 @@ export function workspaceFor(lockPath: string, manifests: readonly CargoManifest
         return version === null || known === null || known === version;
       }
       if (root === null) return true;
-      if (ws === null || uploadedNames.has(name)) return false;
-      return pathMemberNames.has(name) || listedByName(name);
+      // Without [workspace] the root package is the only member.
+      if (ws === null || nonMembers.has(name) || outside.has(name)) return false;
+      // A member whose manifest was not uploaded (listed under `members`, or a path dependency
+      // of an unseen member): in a workspace folder, a crate without contrary evidence is a member.
+      return true;
     },
   };
 }

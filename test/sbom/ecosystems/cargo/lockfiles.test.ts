@@ -180,6 +180,20 @@ describe('Cargo.lock v3 workspace', () => {
   });
 });
 
+describe('Cargo.lock v3 workspace, part of the manifests', () => {
+  it('members whose manifests are missing stay members; scopes are not stated without every member manifest', async () => {
+    const files = cargoUpload('v3-workspace').filter((f) => ['Cargo.lock', 'Cargo.toml', 'crates/app/Cargo.toml'].includes(f.path));
+    const result = await buildFiles(files);
+    const { inventory } = result;
+    // tiles-core's manifest is missing: nothing says it is not a member. patched-log is a path
+    // dependency of tiles-app pointing into the excluded vendor/ folder: not a member.
+    expect(inventory.roots).toEqual(['Cargo.lock#tiles-app@0.4.0', 'Cargo.lock#tiles-core@0.4.0']);
+    expect(inventory.occurrences.find((o) => o.name === 'patched-log')?.source).toBe('file');
+    expect(inventory.occurrences.filter((o) => !inventory.roots.includes(o.ref)).every((o) => !o.scopeKnown)).toBe(true);
+    expect(inventory.associations.map((a) => a.manifest)).toEqual(['Cargo.toml', 'crates/app/Cargo.toml']);
+  });
+});
+
 describe('Cargo.lock v4', () => {
   it('tells a git crate from the crates.io crate of the same name and version, and skips [[patch.unused]]', async () => {
     const result = await buildFiles(cargoUpload('v4-git'));
