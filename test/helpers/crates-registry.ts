@@ -4,11 +4,25 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A registry speaking the crates.io web API over HTTP on 127.0.0.1: `GET /api/v1/crates/<name>`
- * (`{ crate, versions, keywords, categories }`) and `GET /api/v1/crates/<name>/<version>`
- * (`{ version }`), in the shapes crates.io answers, 404 with `{ errors: [{ detail }] }`.
+ * (`{ crate, versions, keywords, categories }`), `GET /api/v1/crates/<name>/<version>`
+ * (`{ version }`) and `GET /api/v1/crates/<name>/<version>/dependencies` (`{ dependencies }`), in
+ * the shapes crates.io answers, 404 with `{ errors: [{ detail }] }`.
  */
 
+/** A dependency as `/api/v1/crates/<name>/<version>/dependencies` lists it (`crate_id` is the real name). */
+export interface FixtureCrateDependency {
+  readonly crate_id: string;
+  readonly req: string;
+  readonly kind?: 'normal' | 'dev' | 'build';
+  readonly optional?: boolean;
+  readonly default_features?: boolean;
+  readonly features?: string[];
+  readonly target?: string | null;
+}
+
 export interface FixtureCrateVersion {
+  readonly features?: Record<string, string[]>;
+  readonly dependencies?: FixtureCrateDependency[];
   readonly license?: string | null;
   readonly description?: string | null;
   readonly homepage?: string | null;
@@ -59,7 +73,7 @@ export async function startCratesRegistry(options: CratesRegistryOptions = {}): 
     updated_at: '2024-03-01T10:00:00.000000Z',
     created_at: '2024-03-01T10:00:00.000000Z',
     downloads: 1234,
-    features: {},
+    features: v.features ?? {},
     yanked: v.yanked ?? false,
     yank_message: v.yank_message ?? null,
     lib_links: null,
@@ -96,7 +110,7 @@ export async function startCratesRegistry(options: CratesRegistryOptions = {}): 
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(body));
     };
-    const match = /^\/api\/v1\/crates\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+    const match = /^\/api\/v1\/crates\/([^/]+)(?:\/([^/]+))?(\/dependencies)?$/.exec(path);
     if (match?.[1] === undefined) return send(404, { errors: [{ detail: 'Not Found' }] });
     const name = decodeURIComponent(match[1]);
     const version = match[2] === undefined ? null : decodeURIComponent(match[2]);
@@ -108,6 +122,21 @@ export async function startCratesRegistry(options: CratesRegistryOptions = {}): 
     if (version !== null) {
       const v = krate.versions[version];
       if (v === undefined) return send(404, { errors: [{ detail: `crate \`${name}\` does not have a version \`${version}\`` }] });
+      if (match[3] !== undefined) {
+        const dependencies = (v.dependencies ?? []).map((d, i) => ({
+          id: i + 1,
+          version_id: 1,
+          crate_id: d.crate_id,
+          req: d.req,
+          optional: d.optional ?? false,
+          default_features: d.default_features ?? true,
+          features: d.features ?? [],
+          target: d.target ?? null,
+          kind: d.kind ?? 'normal',
+          downloads: 0,
+        }));
+        return send(200, { dependencies });
+      }
       return send(200, { version: versionDoc(name, version, v, krate) });
     }
     const versions = Object.entries(krate.versions).map(([num, v]) => versionDoc(name, num, v, krate));

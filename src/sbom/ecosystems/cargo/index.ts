@@ -4,6 +4,7 @@ import type { BuildContext, ClaimedFile, Ecosystem, EcosystemInventory, FileProb
 import { claimCargo } from './detect.js';
 import { declarationsOf, dirOf, edgeKinds, inheritFrom, parseCargoManifest, type CargoManifest } from './manifest.js';
 import { parseCargoLock } from './parse-cargo-lock.js';
+import { resolveManifest } from './resolve.js';
 import { cargoPurl } from './purl.js';
 import { cratesMetadataClient } from './registry.js';
 import { workspaceFor } from './workspace.js';
@@ -12,7 +13,8 @@ import { workspaceFor } from './workspace.js';
  * Rust: Cargo.lock (v1–v4) and Cargo.toml. A lockfile gives the components and their edges; the
  * manifests beside it tell which path packages are the project's own crates and, when every
  * member's manifest is there, the scopes (dev-dependencies dev, optional ones optional). A
- * Cargo.toml without a Cargo.lock is not resolved: its requirements stay declarations.
+ * Cargo.toml without a Cargo.lock is resolved against crates.io when a registry is configured
+ * (see resolve.ts); offline, its requirements stay declarations.
  */
 
 /** The folder `dir` is in `parent` (or is it). */
@@ -27,9 +29,14 @@ function nearestLock(manifest: CargoManifest, lockDirs: readonly string[]): stri
   return best;
 }
 
-/** A manifest no lockfile covers: its package is a root, its requirements declarations. */
-function standalone(manifest: CargoManifest, root: CargoManifest | null): Inventory {
+/**
+ * A manifest no lockfile covers: resolved against crates.io when the ecosystem has a registry;
+ * otherwise (or when resolution fails) its package is a root and its requirements declarations.
+ */
+async function standalone(manifest: CargoManifest, root: CargoManifest | null, registry: RegistryEndpoint | null, signal?: AbortSignal): Promise<Inventory> {
   const resolved = inheritFrom(manifest, root);
+  const outcome = registry === null ? null : await resolveManifest(resolved, registry, signal);
+  if (outcome?.ok === true) return outcome.inventory;
   const builder = new GraphBuilder(manifest.path, 'cargo');
   const pkg = resolved.package;
   if (pkg !== null) builder.root(pkg.name, { name: pkg.name, version: pkg.version.value, license: pkg.license.value });
@@ -39,12 +46,12 @@ function standalone(manifest: CargoManifest, root: CargoManifest | null): Invent
   inventory.resolutions.push({
     manifest: manifest.path,
     outcome: 'resolution_failed',
-    detail: 'no Cargo.lock was uploaded; its requirements are listed as declarations',
+    detail: outcome === null ? 'no Cargo.lock was uploaded and no registry is available; its requirements are listed as declarations' : `${outcome.detail}; its requirements are listed as declarations`,
   });
   return inventory;
 }
 
-async function build(files: readonly ClaimedFile[], ctx: BuildContext): Promise<EcosystemInventory> {
+async function build(registry: RegistryEndpoint | null, files: readonly ClaimedFile[], ctx: BuildContext): Promise<EcosystemInventory> {
   const inventory = emptyInventory();
   const problems: FileProblem[] = [];
   const manifests: CargoManifest[] = [];
@@ -93,7 +100,7 @@ async function build(files: readonly ClaimedFile[], ctx: BuildContext): Promise<
   for (const manifest of manifests) {
     if (covered.has(manifest.path)) continue;
     const root = roots.filter((r) => within(manifest.dir, r.dir)).sort((a, b) => b.dir.length - a.dir.length)[0] ?? null;
-    if (manifest.package !== null) mergeInventory(inventory, standalone(manifest, root));
+    if (manifest.package !== null) mergeInventory(inventory, await standalone(manifest, root, registry, ctx.signal));
   }
   for (const _ of files.filter((f) => f.kind === 'cargo-toml')) ctx.onManifestDone();
   return { inventory, problems };
@@ -108,7 +115,7 @@ export function cargoEcosystem(registry: RegistryEndpoint | null): Ecosystem {
     id: 'cargo',
     label: 'Rust',
     claim: claimCargo,
-    build,
+    build: (files, ctx) => build(registry, files, ctx),
     purl: cargoPurl,
     metadata: registry === null ? null : cratesMetadataClient(registry),
     // Progress counts every Cargo file: each lockfile and each manifest is one unit of work.

@@ -17,6 +17,11 @@ export interface SourceKind {
   readonly facts: Readonly<Record<string, string>>;
 }
 
+/** Where crates.io serves a crate's archive (the component's distribution reference). */
+export function cratesIoDownload(name: string, version: string): string {
+  return `https://crates.io/api/v1/crates/${encodeURIComponent(name)}/${encodeURIComponent(version)}/download`;
+}
+
 const PATH: SourceKind = { source: 'path', resolved: () => null, facts: {} };
 
 /**
@@ -27,11 +32,7 @@ const PATH: SourceKind = { source: 'path', resolved: () => null, facts: {} };
 export function classifySource(source: string | null): SourceKind {
   if (source === null) return PATH;
   if (CRATES_IO_SOURCES.has(source)) {
-    return {
-      source: 'registry',
-      resolved: (name, version) => `https://crates.io/api/v1/crates/${encodeURIComponent(name)}/${encodeURIComponent(version)}/download`,
-      facts: {},
-    };
+    return { source: 'registry', resolved: cratesIoDownload, facts: {} };
   }
   const plus = source.indexOf('+');
   const scheme = plus < 0 ? '' : source.slice(0, plus);

@@ -8,6 +8,7 @@ import { RegistryEnricher } from '../../../../src/sbom/enrich.js';
 import type { InputFile, OutputFormat } from '../../../../src/sbom/types.js';
 import { SMALL_NPM } from '../../../helpers/fixtures.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
+import { GREPPER_CRATES } from './crates.js';
 import { cargoUpload, cratesFixtures, packageHeaders } from './helpers.js';
 
 const cdxValidator = new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot7);
@@ -130,5 +131,17 @@ describe('Rust documents', () => {
     const doc = JSON.parse(result.document) as CdxDocument;
     expect(doc.components.filter((c) => c.name !== 'fetcher')).toHaveLength(9);
     expect(property(doc, 'service:notice')).toContain('Registry metadata could not be fetched for cargo:bytes@1.5.0');
+  });
+
+  it('a Cargo.toml alone is resolved against crates.io into a valid document, its git and path requirements declared', async () => {
+    const { endpoint } = await startRegistry({ crates: GREPPER_CRATES });
+    const result = await render(cargoUpload('manifest-only'), 'cyclonedx', ecosystems(endpoint));
+    expect(await cdxValidator.validate(result.document)).toBeNull();
+    const doc = JSON.parse(result.document) as CdxDocument;
+    expect(property(doc, 'service:completeness')).toBe('partial_manifest_inventory');
+    expect(property(doc, 'service:resolution_basis')).toBe('manifest_resolution');
+    expect(JSON.parse(property(doc, 'service:declarations') ?? '[]')).toHaveLength(2);
+    expect(doc.components.find((c) => c.name === 'tempfile')?.scope).toBe('excluded');
+    expect(doc.components.find((c) => c.name === 'regex')?.purl).toBe('pkg:cargo/regex@1.10.4');
   });
 });
