@@ -6,6 +6,7 @@ import { DiskMetadataCache } from '../registry/disk-cache.js';
 import { ConfigError, packageRegistriesFrom } from '../config.js';
 import { registryAnalysis } from '../registry/analysis.js';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
+import { offlineEcosystems } from '../sbom/ecosystems/index.js';
 import { AnalysisError, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
 import { UsageError, type CommandIo } from './tokens.js';
 
@@ -17,13 +18,18 @@ Registry metadata comes from your npm configuration and is cached under ~/.cache
 exit codes: 0 document written; 1 the analysis failed (its failure code is printed);
             2 usage error; 3 an input could not be read or the output written`;
 
-/** File names searched for in folders. */
-const KNOWN = new Set(['package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'bun.lock']);
+const ECOSYSTEMS = offlineEcosystems();
+
+/** Files searched for in folders: those some ecosystem claims by their name alone. */
+function isKnownName(name: string): boolean {
+  return ECOSYSTEMS.some((e) => e.claim({ path: name, content: '' })?.by === 'name');
+}
 const SKIP = new Set(['node_modules', '.git', '.yarn', '.pnpm-store']);
 
 export class InputError extends Error {}
 
-async function collect(path: string, into: string[]): Promise<void> {
+/** `searched` receives the files found by searching a folder (not named by the user). */
+async function collect(path: string, into: string[], searched: Set<string>): Promise<void> {
   let info;
   try {
     info = await stat(path);
@@ -36,15 +42,19 @@ async function collect(path: string, into: string[]): Promise<void> {
   }
   if (!info.isDirectory()) return;
   for (const entry of await readdir(path, { withFileTypes: true })) {
-    if (entry.isDirectory() && !SKIP.has(entry.name)) await collect(join(path, entry.name), into);
-    else if (entry.isFile() && KNOWN.has(entry.name)) into.push(join(path, entry.name));
+    if (entry.isDirectory() && !SKIP.has(entry.name)) await collect(join(path, entry.name), into, searched);
+    else if (entry.isFile() && isKnownName(entry.name)) {
+      into.push(join(path, entry.name));
+      searched.add(join(path, entry.name));
+    }
   }
 }
 
 /** Upload paths: relative to the deepest folder holding every input, `/`-separated. */
 export async function readInputs(paths: readonly string[]): Promise<InputFile[]> {
   const found: string[] = [];
-  for (const p of paths) await collect(resolve(p), found);
+  const searched = new Set<string>();
+  for (const p of paths) await collect(resolve(p), found, searched);
   if (found.length === 0) throw new InputError('no manifest or lockfile found in the given paths');
   const dirs = found.map((f) => resolve(f, '..'));
   let base = dirs[0] ?? process.cwd();
@@ -52,6 +62,8 @@ export async function readInputs(paths: readonly string[]): Promise<InputFile[]>
   const files: InputFile[] = [];
   for (const file of [...new Set(found)].sort()) {
     const bytes = await readFile(file);
+    // A binary lockfile found in a folder (bun.lockb) is passed over; one named explicitly is refused.
+    if (!isUtf8(bytes) && searched.has(file)) continue;
     if (!isUtf8(bytes)) throw new InputError(`${file} is not UTF-8 text`);
     files.push({ path: relative(base, file).split(sep).join('/') || basename(file), content: bytes.toString('utf8') });
   }

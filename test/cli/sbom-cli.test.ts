@@ -26,9 +26,11 @@ describe('pkgscope sbom', () => {
     expect(result.code).toBe(0);
     const validator = new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot7);
     expect(await validator.validate(result.stdout)).toBeNull();
-    const bom = JSON.parse(result.stdout) as { components: { name: string; group?: string }[] };
+    const bom = JSON.parse(result.stdout) as { metadata: { component?: { type: string } }; components: { name: string; group?: string }[] };
     const names = bom.components.map((c) => (c.group ? `${c.group}/${c.name}` : c.name));
-    expect(names).toHaveLength(18);
+    // 17 packages and workspace members; the workspace root is the document's subject.
+    expect(names).toHaveLength(17);
+    expect(bom.metadata.component?.type).toBe('application');
     expect(names).toEqual(expect.arrayContaining(['@fx/a', '@fx/b', 'lodash', 'react']));
   });
 
@@ -56,11 +58,26 @@ describe('pkgscope sbom', () => {
     expect(result.stdout).toMatch(/^lockfile: +yarn\.lock \(yarn-classic 1, 89 entries\)$/m);
   });
 
+  it('passes over a binary lockfile found in a folder, but refuses one named explicitly', async () => {
+    const dir = await mkdtemp(join(work, 'bunb-'));
+    for (const name of ['package.json', 'package-lock.json']) {
+      await writeFile(join(dir, name), await readFile(join(FIXTURES, 'lockfiles/small/npm3', name)));
+    }
+    await writeFile(join(dir, 'bun.lockb'), Buffer.from([0x00, 0xff, 0xfe, 0x01]));
+    const folder = await runCli(['sbom', '--offline', '--format', 'text', dir]);
+    expect(folder.code).toBe(0);
+    expect(folder.stdout).toMatch(/^lockfile: +package-lock\.json/m);
+    const named = await runCli(['sbom', '--offline', join(dir, 'bun.lockb')]);
+    expect(named.code).toBe(3);
+  });
+
   it('exits 1 with the failure code, 2 on usage errors, 3 on unreadable input', async () => {
     await writeFile(join(work, 'notes.json'), '{"hello": "world"}');
     const failed = await runCli(['sbom', '--offline', join(work, 'notes.json')]);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/analysis failed: no_manifest_evidence/);
+    // The failure names the file and what was wrong with it.
+    expect(failed.stderr).toMatch(/^ {2}notes\.json: .+ \[not_recognised\]$/m);
     const usage = await runCli(['sbom', '--format', 'xml', workspace]);
     expect(usage.code).toBe(2);
     const missing = await runCli(['sbom', join(work, 'does-not-exist')]);

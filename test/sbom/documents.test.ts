@@ -12,6 +12,7 @@ const cdxValidator = new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1d
 type Json = Record<string, unknown>;
 interface CdxComponent {
   'bom-ref': string;
+  type?: string;
   name: string;
   group?: string;
   version?: string;
@@ -65,7 +66,11 @@ describe('CycloneDX 1.7', () => {
     expect(bom).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.7', version: 1 });
     expect(String(bom['serialNumber'])).toMatch(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(Number.isNaN(Date.parse(String((bom['metadata'] as Json)['timestamp'])))).toBe(false);
-    const components = bom['components'] as CdxComponent[];
+    // The uploaded project is the document's subject, not one of its components.
+    const subject = (bom['metadata'] as { component?: CdxComponent }).component;
+    expect(subject?.type).toBe('application');
+    const components = [...(bom['components'] as CdxComponent[]), subject!];
+    expect((bom['components'] as CdxComponent[]).some((c) => c['bom-ref'] === subject?.['bom-ref'])).toBe(false);
     const refs = new Set(components.map((c) => c['bom-ref']));
     expect(refs.size).toBe(components.length);
     const dependencies = bom['dependencies'] as { ref: string; dependsOn?: string[] }[];
@@ -103,8 +108,10 @@ describe('CycloneDX 1.7', () => {
     expect(find('fsevents').scope).toBe('optional');
     expect(find('express').scope).toBe('required');
     expect(find('express').licenses).toEqual([{ expression: 'MIT' }]);
-    const fx = find('fx-small');
+    const fx = (bom['metadata'] as { component: CdxComponent }).component;
+    expect(fx).toMatchObject({ name: 'fx-small', type: 'application' });
     expect(fx.scope).toBeUndefined();
+    expect(components.some((c) => c.name === 'fx-small')).toBe(false);
 
     const scoped = JSON.parse(await render(upload('lockfiles/peers/npm3', ['package.json', 'package-lock.json']), 'cyclonedx')) as Json;
     const emotion = (scoped['components'] as CdxComponent[]).find((c) => c.group === '@emotion' && c.name === 'react')!;

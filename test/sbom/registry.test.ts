@@ -62,7 +62,7 @@ describe('enrichment', () => {
     const alpha = components.find((c) => c['name'] === 'alpha')!;
     expect(alpha).toMatchObject({
       description: 'First letter',
-      author: 'Ada <ada@example.test>',
+      authors: [{ name: 'Ada', email: 'ada@example.test' }],
       licenses: [{ expression: 'Apache-2.0' }],
       externalReferences: expect.arrayContaining([
         { type: 'website', url: 'https://alpha.example.test' },
@@ -80,6 +80,10 @@ describe('enrichment', () => {
     // A second analysis finds the fetched coordinates in the Postgres cache.
     const again = await analyze(files, 'text', { registry: enricher });
     expect(again.counts).toMatchObject({ cached: 2, fetched: 0, fetch_failed: 1 });
+
+    // SPDX: the package's author made it (originator); who supplies it is not recorded.
+    const spdx = JSON.parse((await analyze(files, 'spdx', { registry: enricher })).document) as { packages: Json[] };
+    expect(spdx.packages.find((p) => p['name'] === 'alpha')).toMatchObject({ originator: 'Person: Ada <ada@example.test>', supplier: 'NOASSERTION' });
   });
 
   it('shares in-flight fetches and respects the concurrency limit', async () => {
@@ -149,7 +153,8 @@ describe('resolution of manifests without a lockfile', () => {
     });
     const bom = JSON.parse(result.document) as Json;
     const components = bom['components'] as { name: string; version: string; scope?: string; properties?: { name: string; value: string }[] }[];
-    expect(components.map((c) => `${c.name}@${c.version}`).sort()).toEqual(['dev-tool@5.0.0', 'fresh@0.1.0', 'left@1.2.0', 'right@2.1.0']);
+    expect(components.map((c) => `${c.name}@${c.version}`).sort()).toEqual(['dev-tool@5.0.0', 'left@1.2.0', 'right@2.1.0']);
+    expect((bom['metadata'] as { component?: { name: string; version: string } }).component).toMatchObject({ name: 'fresh', version: '0.1.0' });
     expect(components.find((c) => c.name === 'dev-tool')?.scope).toBe('excluded');
     const props = Object.fromEntries((bom['properties'] as { name: string; value: string }[]).map((p) => [p.name, p.value]));
     expect(props['service:completeness']).toBe('resolved_manifest_inventory');
@@ -179,7 +184,7 @@ describe('resolution of manifests without a lockfile', () => {
     const result = await analyze([{ path: 'package.json', content: JSON.stringify(manifest) }], 'cyclonedx', { resolver: await resolverFor() });
     const bom = JSON.parse(result.document) as Json;
     const names = (bom['components'] as { name: string; version: string }[]).map((c) => `${c.name}@${c.version}`).sort();
-    expect(names).toEqual(['left@1.2.0', 'mostly-fine@undefined', 'right@2.1.0']);
+    expect(names).toEqual(['left@1.2.0', 'right@2.1.0']);
     const props = Object.fromEntries((bom['properties'] as { name: string; value: string }[]).map((p) => [p.name, p.value]));
     expect(props['service:completeness']).toBe('partial_manifest_inventory');
     expect(JSON.parse(props['service:resolutions'] ?? '')).toEqual([{ manifest: 'package.json', outcome: 'resolved', detail: null }]);

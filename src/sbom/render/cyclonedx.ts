@@ -34,7 +34,6 @@ function component(facts: ComponentFacts): CDX.Models.Component {
   if (facts.purl !== null) c.purl = facts.purl;
   if (!facts.isRoot && facts.scope !== 'unknown') c.scope = SCOPES[facts.scope];
   if (facts.description !== null) c.description = facts.description;
-  if (facts.author !== null) c.author = facts.author;
   for (const sum of facts.checksums) c.hashes.set(CDX.Enums.HashAlgorithm[sum.algorithm], sum.hex);
   if (facts.license?.kind === 'expression') c.licenses.add(new CDX.Models.LicenseExpression(facts.license.expression));
   if (facts.license?.kind === 'named') c.licenses.add(new CDX.Models.NamedLicense(facts.license.name));
@@ -68,6 +67,33 @@ function component(facts: ComponentFacts): CDX.Models.Component {
   return c;
 }
 
+/**
+ * The document's subject (`metadata.component`): the uploaded project, i.e. the root nearest the
+ * top of the upload (the first such). Other roots (workspace members, more projects) stay
+ * components of type application.
+ */
+function subjectOf(facts: readonly ComponentFacts[]): ComponentFacts | null {
+  let best: ComponentFacts | null = null;
+  let bestDepth = Infinity;
+  for (const f of facts) {
+    if (!f.isRoot) continue;
+    const depth = f.occurrence.lockfile.split('/').length + (f.occurrence.installPath === '' ? 0 : f.occurrence.installPath.split('/').length);
+    if (depth < bestDepth) {
+      best = f;
+      bestDepth = depth;
+    }
+  }
+  return best;
+}
+
+/** "Name <email>" → an organizational contact (CycloneDX 1.6+ `authors`, replacing `author`). */
+function contact(author: string): { name?: string; email?: string } {
+  const match = /^(.*?)\s*<([^>]+)>\s*$/.exec(author);
+  if (!match) return { name: author };
+  const name = match[1]?.trim() ?? '';
+  return name === '' ? { email: match[2] ?? '' } : { name, email: match[2] ?? '' };
+}
+
 /** CycloneDX 1.7 JSON, built with the CycloneDX library and written under the size bound. */
 export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
   const bom = new CDX.Models.Bom();
@@ -78,10 +104,12 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
   );
   const components = new Map<string, CDX.Models.Component>();
   const facts = componentFacts(input);
+  const subject = subjectOf(facts);
   for (const f of facts) {
     const c = component(f);
     components.set(f.occurrence.ref, c);
-    bom.components.add(c);
+    if (f === subject) bom.metadata.component = c;
+    else bom.components.add(c);
   }
   for (const f of facts) {
     const c = components.get(f.occurrence.ref);
@@ -91,8 +119,18 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
     }
   }
   const normalized = new CDX.Serialize.JSON.Normalize.Factory(CDX.Spec.Spec1dot7).makeForBom().normalize(bom, {});
+  const authors = new Map(facts.flatMap((f) => (f.author === null ? [] : [[f.occurrence.ref, contact(f.author)] as const])));
+  // The library (10.x) writes only the deprecated `author`; 1.6+ documents carry `authors`.
+  type WithAuthors = CDX.Serialize.JSON.Types.Normalized.Component & { authors?: { name?: string; email?: string }[] };
+  const withAuthors = (c: CDX.Serialize.JSON.Types.Normalized.Component): WithAuthors => {
+    const author = c['bom-ref'] === undefined ? undefined : authors.get(c['bom-ref']);
+    return author === undefined ? c : { ...c, authors: [author] };
+  };
+  const metadataComponent = normalized.metadata?.component;
   const document = {
     ...normalized,
+    ...(normalized.metadata && metadataComponent ? { metadata: { ...normalized.metadata, component: withAuthors(metadataComponent) } } : {}),
+    ...(normalized.components ? { components: normalized.components.map(withAuthors) } : {}),
     compositions: [
       {
         aggregate: input.evidence.graphComplete ? 'complete' : 'incomplete',

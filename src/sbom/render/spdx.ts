@@ -94,7 +94,9 @@ function spdxPackage(f: ComponentFacts, id: string, refs: LicenseRefs): Record<s
     licenseConcluded: 'NOASSERTION',
     licenseDeclared: declared(f.license, refs),
     copyrightText: 'NOASSERTION',
-    supplier: f.author === null ? 'NOASSERTION' : `Person: ${f.author.replace(/[\r\n]+/g, ' ')}`,
+    // The author made the package (originator); who distributes it (supplier) is not recorded.
+    supplier: 'NOASSERTION',
+    ...(f.author === null ? {} : { originator: `Person: ${f.author.replace(/[\r\n]+/g, ' ')}` }),
     primaryPackagePurpose: f.isRoot ? 'APPLICATION' : 'LIBRARY',
   };
   if (f.description !== null) pkg['description'] = f.description;
