@@ -82,11 +82,11 @@ async function build(registry: RegistryEndpoint | null, files: readonly ClaimedF
     if (read.ok) {
       mergeInventory(inventory, read.inventory);
       for (const { manifest } of view.covered) covered.add(manifest.path);
-      // A path dependency outside the workspace is resolved by this lockfile too (a `file`
-      // component); its manifest is not a project root of its own. The association roles have no
-      // word for it, so it is covered without one.
-      const pathCrates = new Set(read.inventory.occurrences.filter((o) => o.source === 'file').map((o) => o.name));
-      for (const m of mine) if (m.package !== null && pathCrates.has(m.package.name)) covered.add(m.path);
+      // Any other manifest below the lockfile of a crate it records (a path dependency outside the
+      // workspace, a `cargo vendor` copy) was resolved by this lockfile: not a project of its own.
+      // The association roles have no word for it, so it is covered without one.
+      const recorded = new Set(read.inventory.occurrences.map((o) => o.name));
+      for (const m of mine) if (m.package !== null && recorded.has(m.package.name)) covered.add(m.path);
     } else {
       problems.push(read.problem);
       inventory.notices.push(`${lock.path} was skipped: ${read.problem.message}`);

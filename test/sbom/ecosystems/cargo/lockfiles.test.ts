@@ -194,6 +194,16 @@ describe('Cargo.lock v3 workspace, part of the manifests', () => {
   });
 });
 
+describe('vendored crates', () => {
+  it('a `cargo vendor` copy of a crate the lockfile records is not a project of its own', async () => {
+    const vendored = { path: 'vendor/bytes/Cargo.toml', content: '[package]\nname = "bytes"\nversion = "1.5.0"\n\n[dependencies]\nserde = { version = "1", optional = true }\n' };
+    const { inventory } = await buildFiles([...cargoUpload('v4-git'), vendored]);
+    expect(inventory.roots).toEqual(['Cargo.lock#fetcher@1.2.0']);
+    expect(inventory.declarations).toEqual([]);
+    expect(inventory.resolutions.map((r) => r.outcome)).toEqual(['lockfile']);
+  });
+});
+
 describe('Cargo.lock v4', () => {
   it('tells a git crate from the crates.io crate of the same name and version, and skips [[patch.unused]]', async () => {
     const result = await buildFiles(cargoUpload('v4-git'));
