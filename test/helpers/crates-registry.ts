@@ -44,6 +44,8 @@ export interface CratesRegistryOptions {
   readonly statusFor?: (name: string) => number | null;
   /** Never answer requests for this crate (the client's deadline must end them). */
   readonly hangFor?: (name: string) => boolean;
+  /** Answer a path with this JSON body (200) instead, however malformed: hostile-registry tests. */
+  readonly rawFor?: (path: string) => unknown;
   /** Serve version documents without description/homepage/repository, as older registries did. */
   readonly legacyVersionDocs?: boolean;
 }
@@ -110,6 +112,8 @@ export async function startCratesRegistry(options: CratesRegistryOptions = {}): 
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(body));
     };
+    const raw = options.rawFor?.(path);
+    if (raw !== undefined) return send(200, raw);
     const match = /^\/api\/v1\/crates\/([^/]+)(?:\/([^/]+))?(\/dependencies)?$/.exec(path);
     if (match?.[1] === undefined) return send(404, { errors: [{ detail: 'Not Found' }] });
     const name = decodeURIComponent(match[1]);

@@ -65,6 +65,19 @@ describe('Cargo.toml resolved against crates.io', () => {
     expect(failed.inventory.occurrences.map((o) => o.name)).toEqual(['grepper']);
   });
 
+  it('a registry answering documents of unexpected shapes resolves nothing from them and never throws', async () => {
+    const shapes: unknown[] = [[], 'text', 42, { versions: 'x' }, { versions: [{ num: 7 }, { num: '1.0.0', features: [1] }] }, { dependencies: [{ crate_id: 5 }, null] }];
+    for (const shape of shapes) {
+      const { endpoint } = await startRegistry({ crates: CRATES, rawFor: (path) => (path.startsWith('/api/v1/crates/regex') ? shape : undefined) });
+      const { inventory, problems } = await buildFiles(cargoUpload('manifest-only'), cargoEcosystem(endpoint));
+      expect(problems).toEqual([]);
+      expect(inventory.resolutions[0]?.outcome).toBe('resolved');
+      // regex got nothing usable: it stays declared unless the shape still gave it a version.
+      const regex = inventory.occurrences.find((o) => o.name === 'regex');
+      expect(regex === undefined ? inventory.declarations.some((d) => d.name === 'regex') : regex.version === '1.0.0').toBe(true);
+    }
+  });
+
   it('reads Cargo requirements with Cargo’s meaning', () => {
     expect(cargoRange('1.2')).toBe('^1.2');
     expect(cargoRange('0.2.146')).toBe('^0.2.146');
