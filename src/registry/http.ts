@@ -38,9 +38,9 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
   const maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
   const retries = options.retries ?? DEFAULTS.retries;
   const agent = options.dispatcher ?? new Agent({ connections: 32, keepAliveTimeout: 10_000, connectTimeout: Math.min(timeoutMs, 10_000) });
-  // undici 7 follows redirects only through its interceptor (`maxRedirections` on a request throws).
-  const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
   const userAgent = options.userAgent ?? 'pkgscope';
+  // undici 7 follows redirects through an interceptor; the `maxRedirections` request option is refused.
+  const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
 
   async function once(url: string, opts: RegistryGetOptions): Promise<string | null> {
     const deadline = AbortSignal.timeout(timeoutMs);

@@ -108,7 +108,7 @@ describe('lockfile jobs end to end', () => {
     } else {
       expect(result.headers['content-type']).toBe('text/plain; charset=utf-8');
       expect(result.body).toMatch(/^pkgscope inventory\n/);
-      expect(result.body).toMatch(/\nexpress +4\.21\.2 +MIT +required +node_modules\/express\n/);
+      expect(result.body).toMatch(/\nnpm +express +4\.21\.2 +MIT +required +node_modules\/express\n/);
     }
   });
 

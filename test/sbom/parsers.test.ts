@@ -32,11 +32,11 @@ async function inventoryOf(files: InputFile[]): Promise<Inventory> {
   );
 }
 
-// Only the JavaScript sets: other ecosystems' fixtures live beside them and have their own tests.
-const NPM_LOCKFILE = /(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lock)$/;
-const FIXTURE_SETS = readdirSync(LOCKFILES)
-  .flatMap((scenario) => readdirSync(join(LOCKFILES, scenario)).map((tool) => [scenario, tool] as const))
-  .filter(([scenario, tool]) => statSync(join(LOCKFILES, scenario, tool)).isDirectory() && walk(join(LOCKFILES, scenario, tool)).some((p) => NPM_LOCKFILE.test(p)));
+// Other ecosystems keep their fixtures beside these, under their purl type; they have their own tests.
+const OTHER_ECOSYSTEMS = new Set(['cargo', 'golang']);
+const FIXTURE_SETS = readdirSync(LOCKFILES).filter((scenario) => !OTHER_ECOSYSTEMS.has(scenario)).flatMap((scenario) =>
+  readdirSync(join(LOCKFILES, scenario)).map((tool) => [scenario, tool] as const),
+);
 
 /**
  * The lockfile's own entries, read with nothing but a JSON/YAML parser: [entry key, version].

@@ -1,3 +1,4 @@
+import { golangEcosystem } from './golang/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
 import type { Ecosystem, RegistryEndpoint, RegistryKey } from './types.js';
 
@@ -12,7 +13,10 @@ export interface EcosystemsOptions {
  * once per process: the modules hold registry clients whose in-flight requests are shared.
  */
 export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
-  return [npmEcosystem(options.npm)];
+  return [
+    npmEcosystem(options.npm),
+    golangEcosystem(options.registries.go ?? null),
+  ];
 }
 
 /** The ecosystems with no registry access: the CLI's `--offline`, and analyses given no registry. */
