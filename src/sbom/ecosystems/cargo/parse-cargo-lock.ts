@@ -173,8 +173,16 @@ export function parseCargoLock(path: string, content: string, ctx: LockContext):
     const hex = entry.checksum ?? checksums.get(`${entry.name} ${entry.version} ${idKey}`) ?? null;
     let occurrence: Occurrence;
     if (kind.source === 'path' && ctx.isMember(entry.name, entry.version)) {
-      const source: 'root' | 'workspace' = entry.name === ctx.rootName ? 'root' : 'workspace';
-      occurrence = builder.root(key, { name: entry.name, version: entry.version, source, license: ctx.memberLicense(entry.name) });
+      const isProject = entry.name === ctx.rootName;
+      // The package beside the lockfile is the project itself: at the top (install path ''), so
+      // the documents make it their subject rather than one of its workspace members.
+      occurrence = builder.root(key, {
+        name: entry.name,
+        version: entry.version,
+        source: isProject ? 'root' : 'workspace',
+        ...(isProject ? { installPath: '' } : {}),
+        license: ctx.memberLicense(entry.name),
+      });
       if (ctx.memberKinds(entry.name) === null) rootsWithoutManifest++;
     } else {
       const source: OccurrenceSource = kind.source === 'path' ? 'file' : kind.source;

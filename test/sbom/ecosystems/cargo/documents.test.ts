@@ -83,6 +83,17 @@ describe('Rust documents', () => {
     }
   });
 
+  it('the package beside Cargo.lock is the document’s subject, not a member listed before it', async () => {
+    const files: InputFile[] = [
+      { path: 'Cargo.toml', content: '[package]\nname = "zeta-app"\nversion = "2.0.0"\n\n[workspace]\nmembers = ["crates/*"]\n\n[dependencies]\nalpha-lib = { path = "crates/alpha-lib" }\n' },
+      { path: 'crates/alpha-lib/Cargo.toml', content: '[package]\nname = "alpha-lib"\nversion = "2.0.0"\n' },
+      { path: 'Cargo.lock', content: 'version = 4\n\n[[package]]\nname = "alpha-lib"\nversion = "2.0.0"\n\n[[package]]\nname = "zeta-app"\nversion = "2.0.0"\ndependencies = [\n "alpha-lib",\n]\n' },
+    ];
+    const doc = JSON.parse((await render(files, 'cyclonedx')).document) as CdxDocument;
+    expect([doc.metadata.component?.name, doc.metadata.component?.version]).toEqual(['zeta-app', '2.0.0']);
+    expect(doc.components.map((c) => [c.name, (c as { type?: string }).type])).toEqual([['alpha-lib', 'application']]);
+  });
+
   it('the text format names the ecosystem', async () => {
     const text = (await render(cargoUpload('v4-git'), 'text')).document;
     expect(text).toMatch(/^Rust\s+bytes\s+1\.5\.0/m);
