@@ -39,7 +39,7 @@ async function standalone(manifest: CargoManifest, root: CargoManifest | null, r
   if (outcome?.ok === true) return outcome.inventory;
   const builder = new GraphBuilder(manifest.path, 'cargo');
   const pkg = resolved.package;
-  if (pkg !== null) builder.root(pkg.name, { name: pkg.name, version: pkg.version.value, license: pkg.license.value });
+  if (pkg !== null) builder.root(pkg.name, { name: pkg.name, version: pkg.version.value, license: pkg.license.value, installPath: '' });
   for (const declaration of declarationsOf(resolved)) builder.unresolved(declaration);
   const inventory = builder.finish(null, 'unknown');
   inventory.associations.push({ manifest: manifest.path, lockfile: null, role: 'standalone' });

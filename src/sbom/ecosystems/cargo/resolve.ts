@@ -144,7 +144,7 @@ export async function resolveManifest(manifest: CargoManifest, registry: Registr
   const pkg = manifest.package;
   if (pkg === null) return { ok: false, detail: 'the manifest has no [package]' };
   const builder = new GraphBuilder(manifest.path, 'cargo');
-  const root = builder.root(pkg.name, { name: pkg.name, version: pkg.version.value, license: pkg.license.value });
+  const root = builder.root(pkg.name, { name: pkg.name, version: pkg.version.value, license: pkg.license.value, installPath: '' });
   const kinds = edgeKinds(manifest);
   const registryDeps = (d: CargoDependency): boolean => d.git === null && d.path === null;
   let wanted: Wanted[] = manifest.dependencies.filter(registryDeps).flatMap((d) => {
