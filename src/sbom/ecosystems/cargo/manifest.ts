@@ -28,6 +28,9 @@ export interface CargoDependency {
   readonly git: string | null;
   /** `workspace = true`: version, path and git come from the root's `[workspace.dependencies]`. */
   readonly inherited: boolean;
+  /** Features asked of the dependency, and whether its default features stay on. */
+  readonly features: readonly string[];
+  readonly defaultFeatures: boolean;
 }
 
 export interface CargoWorkspace {
@@ -90,7 +93,7 @@ function gitSpec(spec: TomlDoc): string | null {
 
 function dependency(dir: string, key: string, value: unknown, section: DependencySection, target: string | null): CargoDependency | null {
   const req = text(value);
-  if (req !== null) return { key, name: key, section, target, req, optional: false, path: null, git: null, inherited: false };
+  if (req !== null) return { key, name: key, section, target, req, optional: false, path: null, git: null, inherited: false, features: [], defaultFeatures: true };
   const spec = table(value);
   if (spec === null) return null;
   const path = text(own(spec, 'path'));
@@ -104,6 +107,8 @@ function dependency(dir: string, key: string, value: unknown, section: Dependenc
     path: path === null ? null : joinDir(dir, path),
     git: gitSpec(spec),
     inherited: own(spec, 'workspace') === true,
+    features: textList(own(spec, 'features')),
+    defaultFeatures: own(spec, 'default-features') !== false && own(spec, 'default_features') !== false,
   };
 }
 
@@ -181,7 +186,8 @@ export function inheritFrom(manifest: CargoManifest, root: CargoManifest | null)
     const base = ws.dependencies.get(dep.key);
     if (base === undefined) return dep;
     // The member may add `optional` and features; where it comes from is the workspace's to say.
-    return { ...dep, name: base.name, req: base.req, path: base.path, git: base.git, inherited: false };
+    // Features add up; default features follow the workspace's entry (Cargo's rule).
+    return { ...dep, name: base.name, req: base.req, path: base.path, git: base.git, inherited: false, features: [...base.features, ...dep.features], defaultFeatures: base.defaultFeatures };
   });
   const pkg = manifest.package;
   const inherit = (f: PackageField, from: string | null): PackageField => (f.inherited ? { value: from, inherited: false } : f);

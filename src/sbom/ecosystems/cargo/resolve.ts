@@ -149,7 +149,8 @@ export async function resolveManifest(manifest: CargoManifest, registry: Registr
   const registryDeps = (d: CargoDependency): boolean => d.git === null && d.path === null;
   let wanted: Wanted[] = manifest.dependencies.filter(registryDeps).flatMap((d) => {
     const range = cargoRange(d.req);
-    return range === null ? [] : [{ from: root, name: d.name, range, features: [], defaultFeatures: true, kind: kinds.get(d.name) === 'dev' ? 'dev' : kinds.get(d.name) === 'optional' ? 'optional' : 'prod' }];
+    const kind = kinds.get(d.name) === 'dev' ? 'dev' : kinds.get(d.name) === 'optional' ? 'optional' : 'prod';
+    return range === null ? [] : [{ from: root, name: d.name, range, features: d.features, defaultFeatures: d.defaultFeatures, kind }];
   });
   const features = new Map<Occurrence, Set<string>>();
   const unsatisfied = new Set<string>();
@@ -202,6 +203,8 @@ export async function resolveManifest(manifest: CargoManifest, registry: Registr
   } catch (error) {
     signal?.throwIfAborted();
     if (error instanceof TransientAnalysisError) return { ok: false, detail: 'crates.io could not be reached' };
+    // A status retrying will not change (401, 403…): the registry HTTP client's own error code.
+    if ((error as { code?: unknown } | null)?.code === 'REGISTRY_RESPONSE') return { ok: false, detail: 'crates.io refused the request' };
     throw error;
   }
 

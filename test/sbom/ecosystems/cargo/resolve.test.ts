@@ -63,6 +63,10 @@ describe('Cargo.toml resolved against crates.io', () => {
     ]);
     expect(failed.inventory.declarations).toHaveLength(9);
     expect(failed.inventory.occurrences.map((o) => o.name)).toEqual(['grepper']);
+
+    const refusing = await startRegistry({ statusFor: () => 403 });
+    const refused = await buildFiles(cargoUpload('manifest-only'), cargoEcosystem(refusing.endpoint));
+    expect(refused.inventory.resolutions[0]?.detail).toBe('crates.io refused the request; its requirements are listed as declarations');
   });
 
   it('a registry answering documents of unexpected shapes resolves nothing from them and never throws', async () => {
