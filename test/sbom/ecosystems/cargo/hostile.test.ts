@@ -5,9 +5,11 @@ import { MAX_LOCK_PACKAGES } from '../../../../src/sbom/ecosystems/cargo/parse-c
 import { MAX_CARGO_FILE_CHARS } from '../../../../src/sbom/ecosystems/cargo/toml.js';
 import type { EcosystemInventory } from '../../../../src/sbom/ecosystems/types.js';
 import type { InputFile } from '../../../../src/sbom/types.js';
-import { buildFiles, cargoUpload } from './helpers.js';
+import { GREPPER_CRATES } from './crates.js';
+import { buildFiles, cargoUpload, cratesFixtures } from './helpers.js';
 
 const eco = cargoEcosystem(null);
+const startRegistry = cratesFixtures();
 const CIO = 'registry+https://github.com/rust-lang/crates.io-index';
 
 /** Whatever the input, build() settles with problems of the documented shape; it never throws. */
@@ -193,5 +195,19 @@ describe('Cargo.toml under hostile input', () => {
     expect(problems).toEqual([{ path: 'x/Cargo.toml', reason: 'malformed', message: 'neither [package] nor [workspace]: not a Cargo manifest' }]);
     expect(eco.claim({ path: 'Cargo.lock', content: '{"version": 1}' })).toBeNull();
     expect(eco.claim({ path: 'cargo.lock', content: '' })).toBeNull();
+  });
+
+  it('mutated manifests resolved against a registry never throw', async () => {
+    const { endpoint } = await startRegistry({ crates: GREPPER_CRATES });
+    const online = cargoEcosystem(endpoint);
+    const grepper = cargoUpload('manifest-only')[0]?.content ?? '';
+    await fc.assert(
+      fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (mutations) => {
+        const { inventory, problems } = await buildFiles([{ path: 'Cargo.toml', content: mutations.reduce(mutate, grepper) }], online);
+        // Either the manifest could not be read (a problem), or it was resolved or declared.
+        expect(problems.length + inventory.resolutions.length).toBeGreaterThan(0);
+      }),
+      { seed: 314, numRuns: 100 },
+    );
   });
 });
