@@ -34,7 +34,8 @@ interface CdxDocument {
 const startRegistry = cratesFixtures();
 
 function ecosystems(endpoint: RegistryEndpoint | null = null): Ecosystem[] {
-  return [...offlineEcosystems(), cargoEcosystem(endpoint)];
+  // Once Rust is registered, the offline list holds an offline one: replaced, never doubled.
+  return [...offlineEcosystems().filter((e) => e.id !== 'cargo'), cargoEcosystem(endpoint)];
 }
 
 async function render(files: InputFile[], format: OutputFormat, eco = ecosystems(), enricher: RegistryEnricher | null = null) {
