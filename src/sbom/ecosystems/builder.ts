@@ -16,7 +16,7 @@ export interface EntryInit {
   /** Where the lockfile places it, or its key there; defaults to the entry key. */
   readonly installPath?: string;
   readonly resolved?: string | null;
-  /** Subresource-integrity style hashes (`sha256-<base64>`), or see `hashes` for hex digests. */
+  /** Subresource-integrity style hashes (`sha256-<base64>`); hex digests convert with `hexIntegrity`. */
   readonly integrity?: string | null;
   readonly dev?: boolean;
   readonly optional?: boolean;
@@ -39,6 +39,18 @@ export interface LockfileSummary {
   /** The format version the file declares, if any. */
   readonly version: string | null;
   readonly scopes: ScopeRule;
+}
+
+const DIGEST_BYTES = { sha1: 20, sha256: 32, sha384: 48, sha512: 64 } as const;
+
+/**
+ * A hex digest as the subresource-integrity string `EntryInit.integrity` carries (`sha256-<base64>`),
+ * so lockfiles that record hex digests (Cargo.lock, composer.lock, pubspec.lock) reach the renderers'
+ * checksums the same way npm's SRI strings do. Null when absent or not a digest of that length.
+ */
+export function hexIntegrity(algorithm: keyof typeof DIGEST_BYTES, hex: string | null | undefined): string | null {
+  if (typeof hex !== 'string' || hex.length !== DIGEST_BYTES[algorithm] * 2 || !/^[0-9a-fA-F]+$/.test(hex)) return null;
+  return `${algorithm}-${Buffer.from(hex, 'hex').toString('base64')}`;
 }
 
 export class GraphBuilder {

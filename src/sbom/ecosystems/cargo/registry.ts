@@ -1,0 +1,46 @@
+import type { MetadataClient } from '../../enrich-types.js';
+import type { PackageMetadata } from '../../metadata.js';
+import type { RegistryEndpoint } from '../types.js';
+
+/**
+ * Metadata from the crates.io web API. One request per coordinate: the version document
+ * (`GET /api/v1/crates/<name>/<version>`) carries the version's SPDX `license` and, since 2024,
+ * its `description`, `homepage` and `repository`. Only a registry that predates those fields (a
+ * mirror or an older crates.io) costs a second request, for the crate document
+ * (`GET /api/v1/crates/<name>`). crates.io asks for a User-Agent; the registry HTTP client sends one.
+ */
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+const DESCRIPTIVE = ['description', 'homepage', 'repository'] as const;
+
+export function cratesMetadataClient(registry: RegistryEndpoint): MetadataClient {
+  const base = registry.base.replace(/\/+$/, '');
+  const crateUrl = (name: string): string => `${base}/api/v1/crates/${encodeURIComponent(name)}`;
+  return {
+    async fetch(name, version, signal): Promise<PackageMetadata | null> {
+      const doc = record(await registry.http.json(`${crateUrl(name)}/${encodeURIComponent(version)}`, { signal }));
+      const v = record(doc?.['version']);
+      if (v === null) return null;
+      let described: Record<string, unknown> = v;
+      if (!DESCRIPTIVE.some((key) => key in v)) {
+        described = record(record(await registry.http.json(crateUrl(name), { signal }))?.['crate']) ?? {};
+      }
+      return {
+        license: text(v['license']),
+        description: text(described['description']),
+        homepage: text(described['homepage']),
+        repository: text(described['repository']),
+        // crates.io no longer publishes authors; who published a version is not its author.
+        author: null,
+        deprecated: v['yanked'] === true ? (text(v['yank_message']) ?? 'yanked') : null,
+      };
+    },
+  };
+}
