@@ -1,3 +1,4 @@
+import { cargoEcosystem } from './cargo/index.js';
 import { golangEcosystem } from './golang/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
 import type { Ecosystem, RegistryEndpoint, RegistryKey } from './types.js';
@@ -16,6 +17,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
   return [
     npmEcosystem(options.npm),
     golangEcosystem(options.registries.go ?? null),
+    cargoEcosystem(options.registries.crates ?? null),
   ];
 }
 
