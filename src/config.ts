@@ -51,7 +51,7 @@ export interface Config {
   /** Requests may use an authenticated token for this long without it being looked up again. */
   readonly authCacheMs: number;
   /** Test hook: workers hold every job when it enters this phase, until they are killed. */
-  readonly testHoldPhase: 'resolving' | 'enriching' | 'rendering' | null;
+  readonly testHoldPhase: 'resolving' | 'enriching' | 'rendering' | 'terminal' | null;
   readonly gitHosts: Readonly<Record<GitHostKind, string>>;
   /** Bare repository caches of the workers (one per repository, most recently used kept). */
   readonly gitCacheDir: string;
@@ -299,7 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     inventoryMaxTotalBytes: r.integer('INVENTORY_MAX_TOTAL_BYTES', 512 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
     inventoryRetryMs: r.integer('INVENTORY_RETRY_MS', 600_000, 0, 86_400_000),
     authCacheMs: r.integer('AUTH_CACHE_MS', 2_000, 0, 300_000),
-    testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering'] as const),
+    testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering', 'terminal'] as const),
     gitHosts: r.gitHosts('GIT_HOSTS'),
     gitCacheDir: r.string('GIT_CACHE_DIR', join(tmpdir(), 'pkgscope-git')),
     gitTimeoutMs: r.integer('GIT_TIMEOUT_MS', 120_000, 1_000, 3_600_000),

@@ -1,4 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from './logger.js';
+import { OutageLog } from './outage-log.js';
 import { UnreachableServiceError } from './unreachable.js';
 
 /**
@@ -20,7 +22,11 @@ const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
 export const HOW_TO_START_REDIS =
   'start it with `redis-server --daemonize yes --port 6379` or `docker compose up -d redis`, or set REDIS_URL';
 
-export function createRedis(url: string, role: RedisRole, name = `pkgscope-${role}`): Redis {
+/**
+ * A connection for `role`. With a logger, an outage gives one structured warning per interval
+ * (and one line when it is over) instead of an error per reconnect attempt.
+ */
+export function createRedis(url: string, role: RedisRole, name = `pkgscope-${role}`, logger?: Logger): Redis {
   const redis = new Redis(url, {
     ...ROLE_OPTIONS[role],
     connectionName: name,
@@ -28,7 +34,9 @@ export function createRedis(url: string, role: RedisRole, name = `pkgscope-${rol
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), 2_000),
   });
   // Connection errors are retried by ioredis; the listener keeps them from being unhandled.
-  redis.on('error', () => undefined);
+  const outages = logger ? new OutageLog(logger.child({ store: 'redis' })) : null;
+  redis.on('error', (error: unknown) => outages?.warn(name, error, 'redis connection problem'));
+  redis.on('ready', () => outages?.recovered(name, 'redis connection recovered'));
   return redis;
 }
 

@@ -1,5 +1,7 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
+import type { Logger } from '../logger.js';
+import { OutageLog } from '../outage-log.js';
 import * as schema from './schema/index.js';
 
 export type Database = NodePgDatabase<typeof schema>;
@@ -10,12 +12,19 @@ export type Queryable = Database | Transaction;
 export interface DatabaseHandle {
   readonly pool: pg.Pool;
   readonly db: Database;
+  /**
+   * Calls `listener` whenever a session of the pool is lost (Postgres restarted, or terminated
+   * the session): readiness re-checks migrations on the next connection.
+   */
+  readonly onConnectionLost: (listener: () => void) => void;
   close(): Promise<void>;
 }
 
 export interface PoolOptions {
   readonly max?: number;
   readonly applicationName?: string;
+  /** Where connection losses are reported (one warning per interval); silent without. */
+  readonly logger?: Logger;
 }
 
 export function connectDatabase(url: string, options: PoolOptions = {}): DatabaseHandle {
@@ -25,13 +34,26 @@ export function connectDatabase(url: string, options: PoolOptions = {}): Databas
     application_name: options.applicationName ?? 'pkgscope',
     connectionTimeoutMillis: 10_000,
   });
-  // An idle client that loses its connection emits on the pool; without a listener the process dies.
-  pool.on('error', () => undefined);
+  const outages = options.logger ? new OutageLog(options.logger.child({ store: 'postgres' })) : null;
+  const listeners: (() => void)[] = [];
+  const lost = (error: unknown): void => {
+    outages?.warn(options.applicationName ?? 'pkgscope', error, 'postgres session lost');
+    for (const listener of listeners) listener();
+  };
+  // A client emits 'error' when its session dies (57P01 on a restart or pg_terminate_backend,
+  // a reset socket). The pool listens only while a client is idle; a checked-out client (a
+  // transaction, a long query) would crash the process. Every client gets a listener for life:
+  // the query in flight fails on its own, and the pool discards the broken client on release.
+  pool.on('connect', (client) => {
+    client.on('error', lost);
+  });
+  pool.on('error', lost);
   const db = drizzle(pool, { schema });
   let closed: Promise<void> | undefined;
   return {
     pool,
     db,
+    onConnectionLost: (listener) => listeners.push(listener),
     close: () => (closed ??= pool.end()),
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError, sendProblem } from './problems.js';
 import { describeValidationError } from './validation.js';
+import { isStoreUnavailable } from '../store-errors.js';
 
 /** Fixed detail of every unexpected failure: internals stay in the log under the request id. */
 export const INTERNAL_DETAIL = 'The request could not be completed because of an internal error.';
@@ -36,9 +37,17 @@ function frameworkDetail(error: FastifyError, request: FastifyRequest): string |
   }
 }
 
+/** Seconds a client should wait before retrying while Postgres or Redis is down. */
+const STORE_RETRY_AFTER_SECONDS = '5';
+
 /** Maps anything thrown during a request to a problem; unexpected errors become a bare 500. */
 export function toProblem(error: unknown, request: FastifyRequest): ProblemError | null {
   if (error instanceof ProblemError) return error;
+  if (isStoreUnavailable(error)) {
+    return new ProblemError('SERVICE_UNAVAILABLE', 'A data store of the service is unavailable; retry after the time given.', {
+      headers: { 'retry-after': STORE_RETRY_AFTER_SECONDS },
+    });
+  }
   const fastifyError = error as Partial<FastifyError>;
   const first = fastifyError.validation?.[0];
   if (first !== undefined) {
@@ -63,7 +72,8 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemError
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const problem = toProblem(error, request);
   if (problem) {
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.code === 'SERVICE_UNAVAILABLE') request.log.warn({ error: (error as Error).message }, 'request failed: a store is unavailable');
+    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, problem);
   }
   request.log.error({ err: error }, 'unexpected error');
