@@ -147,20 +147,42 @@ describe('graceful worker shutdown', () => {
     expect(stream.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 1 });
   });
 
-  it('hands a job that outlives the grace period back to the queue; another worker finishes it', async () => {
+  it('hands a job that outlives the grace period back to the queue without using an attempt; another worker finishes it', async () => {
     const job = await submit(h, token);
     const stream = new SseClient(`${base}${JOBS}/${job.id}/events`, token);
     const holding = await h.startWorkers({ shutdownGraceMs: 200, testHoldPhase: 'enriching' });
     await stream.waitFor((s) => s.phase === 'enriching');
     await holding.close();
-    const released = await stream.waitFor((s) => s.state === 'queued' && s.attempt === 1);
-    expect(released.phase).toBe('queued');
+    // The hand-back gives the attempt back: the job did not fail.
+    const released = await stream.waitFor((s) => s.state === 'queued' && s.revision > 1);
+    expect(released).toMatchObject({ phase: 'queued', attempt: 0 });
     expect(await h.services.sbomQueue.getJob(job.id).then((j) => j?.getState())).toBe('waiting');
 
     const workers = await h.startWorkers();
     try {
       await stream.ended;
-      expect(stream.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 2 });
+      expect(stream.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 1 });
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it('lets three rolling restarts hand the same job back without failing it', async () => {
+    const job = await submit(h, token);
+    const stream = new SseClient(`${base}${JOBS}/${job.id}/events`, token);
+    let handedBack = -1;
+    for (let round = 1; round <= 3; round++) {
+      const holding = await h.startWorkers({ shutdownGraceMs: 100, testHoldPhase: 'enriching', jobMaxAttempts: 1 });
+      const held = await stream.waitFor((s) => s.phase === 'enriching' && s.revision > handedBack);
+      expect(held.attempt).toBe(1);
+      await holding.close();
+      handedBack = (await stream.waitFor((s) => s.state === 'queued' && s.revision > held.revision)).revision;
+    }
+    const workers = await h.startWorkers({ jobMaxAttempts: 1 });
+    try {
+      await stream.ended;
+      expect(stream.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 1 });
+      expect(Math.max(...stream.snapshots().map((s) => s.attempt))).toBe(1);
     } finally {
       await workers.close();
     }
