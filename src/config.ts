@@ -24,6 +24,8 @@ export interface Config {
   readonly termsAcceptanceUrl: string | null;
   readonly jobTtlSeconds: number;
   readonly jobMaxAttempts: number;
+  /** First delay before a job whose worker crashed runs again (doubles per attempt). */
+  readonly jobCrashBackoffMs: number;
   readonly cursorSecret: string | null;
   readonly workerConcurrency: number;
   readonly shutdownGraceMs: number;
@@ -281,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
     termsAcceptanceUrl: r.optionalUrl('TERMS_ACCEPTANCE_URL', ['http:', 'https:']),
     jobTtlSeconds: r.integer('JOB_TTL_SECONDS', 86_400, 60, 31_536_000),
     jobMaxAttempts: r.integer('JOB_MAX_ATTEMPTS', 3, 1, 20),
+    jobCrashBackoffMs: r.integer('JOB_CRASH_BACKOFF_MS', 1_000, 0, 600_000),
     cursorSecret: r.optionalString('CURSOR_SECRET', /^.{32,}$/, 'at least 32 characters'),
     workerConcurrency: r.integer('WORKER_CONCURRENCY', 4, 1, 256),
     shutdownGraceMs: r.integer('SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),

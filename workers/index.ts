@@ -97,6 +97,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         parserContract: PARSER_CONTRACT_VERSION,
         progressIntervalMs: config.progressIntervalMs,
         holdPhase: config.testHoldPhase,
+        crashBackoffMs: config.jobCrashBackoffMs,
         observer: metrics,
       },
       logger,
