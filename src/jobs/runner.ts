@@ -166,6 +166,13 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
         return { kind: 'released' };
       }
       if (error instanceof AnalysisError) return await failWith(error.code);
+      if (isStoreUnavailable(error) || isStoreUnavailable(reason)) {
+        // Postgres or Redis went away under the job: the job did not fail, so the attempt is
+        // given back, and the job waits for the store rather than running down its attempts.
+        log.warn({ error: describe(error), attempt }, 'store unavailable; the job is handed back and retried');
+        await deps.publish(written(await whileUnavailable(() => store.release(jobId, attempt))));
+        return { kind: 'delayed', delayMs: STORE_OUTAGE_RETRY_MS };
+      }
       if ((isTransient(error) || isTransient(reason)) && attempt < deps.maxAttempts) {
         log.warn({ error: describe(error), attempt }, 'transient failure; the job will be retried');
         await deps.publish(written(await store.requeue(jobId, attempt)));
@@ -176,6 +183,27 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
     } catch (writeError) {
       if (writeError instanceof FencedOut) return DONE;
       throw writeError;
+    }
+  }
+}
+
+/** How long a job handed back because of a store outage waits before it runs again. */
+const STORE_OUTAGE_RETRY_MS = 2_000;
+/** How long the hand-back write itself keeps trying while the store is down. */
+const HAND_BACK_PATIENCE_MS = 30_000;
+
+/**
+ * Retries a write while the store is unavailable, up to HAND_BACK_PATIENCE_MS: a restart takes
+ * seconds, and a hand-back that never lands would make the next claim see a crash.
+ */
+async function whileUnavailable<T>(write: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isStoreUnavailable(error) || Date.now() - started > HAND_BACK_PATIENCE_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
