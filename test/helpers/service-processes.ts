@@ -77,8 +77,12 @@ export interface ApiClient {
 }
 
 export function apiClient(base: string, token: string): ApiClient {
-  const request = (path: string, init: RequestInit = {}): Promise<Response> =>
-    fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
+  const request = (path: string, init: RequestInit = {}): Promise<Response> => {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    return fetch(`${base}${path}`, { ...init, headers });
+  };
   return {
     base,
     token,

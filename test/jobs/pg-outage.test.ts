@@ -75,6 +75,7 @@ describe('service processes whose Postgres sessions are terminated while jobs ru
   let registry: FixtureRegistry;
   let api: ServiceProcess & ApiClient;
   let worker: ServiceProcess;
+  const started: ServiceProcess[] = [];
   beforeAll(async () => {
     database = await createTestDatabase();
     registry = await startFixtureRegistry({ fallback: anyPackage, latencyMs: 40 });
@@ -86,10 +87,10 @@ describe('service processes whose Postgres sessions are terminated while jobs ru
     };
     api = await startApi(service);
     worker = await startService('worker', service, { JOB_CRASH_BACKOFF_MS: '100' });
+    started.push(api, worker);
   }, 60_000);
   afterAll(async () => {
-    await api?.stop();
-    await worker?.stop();
+    await Promise.all(started.map((p) => p.stop()));
     await registry.close();
     await database.drop();
   });
@@ -116,6 +117,7 @@ describe('a Postgres restart and outage (private cluster)', async () => {
   let registry: FixtureRegistry;
   let api: ServiceProcess & ApiClient;
   let worker: ServiceProcess;
+  const started: ServiceProcess[] = [];
   beforeAll(async () => {
     if (cluster === null) return;
     const databaseUrl = cluster.url('pkgscope');
@@ -129,11 +131,11 @@ describe('a Postgres restart and outage (private cluster)', async () => {
     };
     api = await startApi(service);
     worker = await startService('worker', service, { JOB_CRASH_BACKOFF_MS: '100' });
+    started.push(api, worker);
   }, 60_000);
   afterAll(async () => {
-    await api?.stop();
-    await worker?.stop();
-    await registry?.close();
+    await Promise.all(started.map((p) => p.stop()));
+    if (cluster !== null) await registry.close();
     await cluster?.destroy();
   });
 
