@@ -138,7 +138,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       },
       logger,
     ),
-    maintenanceHandler({ config, store, inventories, sbomQueue, preparationQueues, maintenanceQueue, logger }),
+    maintenanceHandler({ config, store, inventories, sbomQueue, preparationQueues, maintenanceQueue, connection: commands, logger }),
   ];
   checkHandlers(handlers);
 

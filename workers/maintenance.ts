@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import {
@@ -21,6 +22,8 @@ export function maintenanceHandler(deps: {
   sbomQueue: SbomQueue;
   preparationQueues: PreparationQueues;
   maintenanceQueue: Queue;
+  /** The connection the maintenance queue uses: its reconnects trigger a check at once. */
+  connection: Redis;
   logger: Logger;
 }): QueueHandler {
   const { config, store, logger } = deps;
@@ -42,11 +45,14 @@ export function maintenanceHandler(deps: {
       ensuring = false;
     }
   };
+  // A Redis that restarted empty has no schedulers: check as soon as the connection is back.
+  const onReady = (): void => void ensure();
   return {
     queue: 'maintenance',
     concurrency: 1,
     async start() {
       await ensure();
+      deps.connection.on('ready', onReady);
       // Schedulers live in Redis: should Redis lose them (a flush, a restart without
       // persistence), checking twice per reconcile interval restores them within one.
       timer = setInterval(() => void ensure(), Math.max(250, Math.min(config.reconcileIntervalMs / 2, 10_000)));
@@ -54,6 +60,7 @@ export function maintenanceHandler(deps: {
     },
     async close() {
       if (timer !== null) clearInterval(timer);
+      deps.connection.off('ready', onReady);
     },
     async process(job) {
       if (job.name === 'reconcile') {
