@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { JOBS_PATH } from '../../src/jobs/snapshot.js';
@@ -66,17 +66,22 @@ describe('readiness under load', () => {
 
   it('checks migrations at start-up and after Postgres sessions were lost, never per probe', async () => {
     const queries: string[] = [];
-    const query = database.pool.query.bind(database.pool);
-    vi.spyOn(database.pool, 'query').mockImplementation(((text: unknown, ...rest: unknown[]) => {
-      queries.push(String(text));
-      return (query as (...args: unknown[]) => unknown)(text, ...rest);
-    }) as typeof database.pool.query);
+    // The pool as readiness sees it, noting each query it sends.
+    const pool = new Proxy(database.pool, {
+      get(target, property, receiver) {
+        if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+        return (text: string, ...rest: unknown[]) => {
+          queries.push(text);
+          return (target.query as (...args: unknown[]) => unknown).call(target, text, ...rest);
+        };
+      },
+    });
     const migrationQueries = (): number => queries.filter((q) => q.includes('drizzle')).length;
     app = await buildApp({
       config: testConfig(database),
       database,
       logger: createLogger('silent'),
-      publicRoutes: [healthRoutes({ pool: database.pool, onConnectionLost: database.onConnectionLost })],
+      publicRoutes: [healthRoutes({ pool, onConnectionLost: database.onConnectionLost })],
     });
     for (let i = 0; i < 10; i++) {
       const res = await app.inject({ method: 'GET', url: '/readyz' });
