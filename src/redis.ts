@@ -5,8 +5,8 @@ import { UnreachableServiceError } from './unreachable.js';
 
 /**
  * Every Redis connection of the service is made here, with the options its role needs:
- * - `commands`: request-path commands (enqueue, publish, rate limits). Fails fast when Redis is
- *   down so an HTTP request gets an error instead of hanging.
+ * - `commands`: request-path commands (enqueue, publish, rate limits). Fails at once when Redis
+ *   is down (after the first connection) so an HTTP request gets an answer instead of waiting.
  * - `blocking`: BullMQ workers and queue-event readers. BullMQ requires `maxRetriesPerRequest: null`
  *   so a blocking read survives reconnects.
  * - `subscriber`: the one pub/sub connection per process; resubscribes after a reconnect.
@@ -37,6 +37,14 @@ export function createRedis(url: string, role: RedisRole, name = `pkgscope-${rol
   const outages = logger ? new OutageLog(logger.child({ store: 'redis' })) : null;
   redis.on('error', (error: unknown) => outages?.warn(name, error, 'redis connection problem'));
   redis.on('ready', () => outages?.recovered(name, 'redis connection recovered'));
+  if (role === 'commands') {
+    // Commands sent before the first connection wait for it (start-up); once it was up, a
+    // command during an outage fails at once instead of waiting for reconnects, so a request
+    // (rate limit, enqueue, publish) gets its answer promptly. ioredis reads this per command.
+    redis.once('ready', () => {
+      redis.options.enableOfflineQueue = false;
+    });
+  }
   return redis;
 }
 
