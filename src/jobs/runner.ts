@@ -162,7 +162,7 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
       }
       if (error instanceof ShutdownRequested || reason instanceof ShutdownRequested) {
         await deps.publish(written(await store.release(jobId, attempt)));
-        log.info({ attempt }, 'job released for another worker (shutdown); the attempt is not counted');
+        log.info({ attempt, attemptCounted: false }, 'job released for another worker (shutdown)');
         return { kind: 'released' };
       }
       if (error instanceof AnalysisError) return await failWith(error.code);
