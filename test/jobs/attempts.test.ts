@@ -3,33 +3,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockfileJobs } from '../../src/db/schema/index.js';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
 import { LogWatcher, spawnCli, stopChild } from '../helpers/cli.js';
-import { SMALL_NPM } from '../helpers/fixtures.js';
-import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
+import { startStreamingHarness, submitJob, workerCliEnv, type JobsHarness, type StreamingHarness } from '../helpers/jobs.js';
 import { JOBS } from '../helpers/service-processes.js';
 import { SseClient } from '../helpers/sse.js';
 
+let s: StreamingHarness;
 let h: JobsHarness;
-let token: string;
-let base: string;
 beforeAll(async () => {
-  h = await startJobsHarness({ JOB_CRASH_BACKOFF_MS: '3000' });
-  token = await h.token('attempts');
-  base = await h.listen();
+  s = await startStreamingHarness('attempts', { JOB_CRASH_BACKOFF_MS: '3000' });
+  h = s.h;
 });
-afterAll(() => h.close());
+afterAll(() => s.close());
 
-async function submit(): Promise<JobSnapshot> {
-  const res = await h.app.inject({ method: 'POST', url: JOBS, headers: { authorization: `Bearer ${token}` }, payload: { format: 'text', files: SMALL_NPM() } });
-  expect(res.statusCode).toBe(202);
-  return res.json<JobSnapshot>();
-}
+const submit = (): Promise<JobSnapshot> => submitJob(h, s.token);
 
 /** Leaves the row as a worker that died mid-attempt leaves it: running, with its attempt. */
 async function forgeCrashed(id: string, attempt: number): Promise<void> {
   await h.database.db.update(lockfileJobs).set({ state: 'running', phase: 'enriching', attempt }).where(eq(lockfileJobs.id, id));
 }
 
-const stream = (id: string) => new SseClient(`${base}${JOBS}/${id}/events`, token);
+const stream = (id: string) => new SseClient(`${s.base}${JOBS}/${id}/events`, s.token);
 
 describe('attempt accounting', () => {
   it('fails a job whose last allowed attempt crashed without showing an attempt past the maximum', async () => {
@@ -73,15 +66,7 @@ describe('a job whose workers are killed again and again', () => {
   it('is failed after JOB_MAX_ATTEMPTS crashed attempts, never showing more', async () => {
     const job = await submit();
     const events = stream(job.id);
-    const env = {
-      DATABASE_URL: h.config.databaseUrl,
-      REDIS_URL: h.config.redisUrl,
-      REDIS_PREFIX: h.config.redisPrefix,
-      JOB_LOCK_MS: '1000',
-      JOB_CRASH_BACKOFF_MS: '100',
-      npm_config_registry: `${h.registry.url}/`,
-      TEST_HOLD_PHASE: 'enriching',
-    };
+    const env = workerCliEnv(h, { JOB_LOCK_MS: '1000', JOB_CRASH_BACKOFF_MS: '100', TEST_HOLD_PHASE: 'enriching' });
     for (let attempt = 1; attempt <= h.config.jobMaxAttempts; attempt++) {
       const worker = spawnCli(['worker'], env);
       try {

@@ -8,7 +8,7 @@ import type { JobSnapshot } from '../../src/jobs/snapshot.js';
 import { isStoreUnavailable } from '../../src/store-errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/pg-cluster.js';
-import { anyPackage, startFixtureRegistry, type FixtureRegistry } from '../helpers/registry.js';
+import { anyPackage, startFixtureRegistry } from '../helpers/registry.js';
 import { PG_ADMIN_URL, REDIS_URL } from '../helpers/services.js';
 import { JOBS, startApi, startService, type ApiClient, type ServiceEnv, type ServiceProcess } from '../helpers/service-processes.js';
 
@@ -70,28 +70,40 @@ describe('a checked-out Postgres client whose session is terminated', () => {
   });
 });
 
+interface Services {
+  readonly api: ServiceProcess & ApiClient;
+  readonly worker: ServiceProcess;
+  stop(): Promise<void>;
+}
+
+/** An API and a worker process on `databaseUrl`, with a slowish registry so jobs take a while. */
+async function startServices(databaseUrl: string): Promise<Services> {
+  const registry = await startFixtureRegistry({ fallback: anyPackage, latencyMs: 40 });
+  const service: ServiceEnv = { databaseUrl, redisUrl: REDIS_URL, redisPrefix: `pkgscope-test-${randomBytes(4).toString('hex')}`, registryUrl: registry.url };
+  const api = await startApi(service);
+  const worker = await startService('worker', service, { JOB_CRASH_BACKOFF_MS: '100' });
+  return {
+    api,
+    worker,
+    stop: async () => {
+      await Promise.all([api.stop(), worker.stop()]);
+      await registry.close();
+    },
+  };
+}
+
 describe('service processes whose Postgres sessions are terminated while jobs run', () => {
   let database: TestDatabase;
-  let registry: FixtureRegistry;
+  let services: Services;
   let api: ServiceProcess & ApiClient;
   let worker: ServiceProcess;
-  const started: ServiceProcess[] = [];
   beforeAll(async () => {
     database = await createTestDatabase();
-    registry = await startFixtureRegistry({ fallback: anyPackage, latencyMs: 40 });
-    const service: ServiceEnv = {
-      databaseUrl: database.url,
-      redisUrl: REDIS_URL,
-      redisPrefix: `pkgscope-test-${randomBytes(4).toString('hex')}`,
-      registryUrl: registry.url,
-    };
-    api = await startApi(service);
-    worker = await startService('worker', service, { JOB_CRASH_BACKOFF_MS: '100' });
-    started.push(api, worker);
+    services = await startServices(database.url);
+    ({ api, worker } = services);
   }, 60_000);
   afterAll(async () => {
-    await Promise.all(started.map((p) => p.stop()));
-    await registry.close();
+    await services.stop();
     await database.drop();
   });
 
@@ -114,28 +126,18 @@ describe('service processes whose Postgres sessions are terminated while jobs ru
 
 describe('a Postgres restart and outage (private cluster)', async () => {
   const cluster: PrivatePostgres | null = await startPrivatePostgres();
-  let registry: FixtureRegistry;
+  let services: Services | null = null;
   let api: ServiceProcess & ApiClient;
   let worker: ServiceProcess;
-  const started: ServiceProcess[] = [];
   beforeAll(async () => {
     if (cluster === null) return;
     const databaseUrl = cluster.url('pkgscope');
     await runMigrations(databaseUrl);
-    registry = await startFixtureRegistry({ fallback: anyPackage, latencyMs: 40 });
-    const service: ServiceEnv = {
-      databaseUrl,
-      redisUrl: REDIS_URL,
-      redisPrefix: `pkgscope-test-${randomBytes(4).toString('hex')}`,
-      registryUrl: registry.url,
-    };
-    api = await startApi(service);
-    worker = await startService('worker', service, { JOB_CRASH_BACKOFF_MS: '100' });
-    started.push(api, worker);
+    services = await startServices(databaseUrl);
+    ({ api, worker } = services);
   }, 60_000);
   afterAll(async () => {
-    await Promise.all(started.map((p) => p.stop()));
-    if (cluster !== null) await registry.close();
+    await services?.stop();
     await cluster?.destroy();
   });
 

@@ -9,9 +9,8 @@ import { PARSER_CONTRACT_VERSION } from '../../src/sbom/contract.js';
 import { ensureAccount } from '../../src/accounts/tokens.js';
 import { startWorkers } from '../../workers/index.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
-import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
+import { startStreamingHarness, submitJob, type JobsHarness, type StreamingHarness } from '../helpers/jobs.js';
 import { captureLogs } from '../helpers/logs.js';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
 import { JOBS } from '../helpers/service-processes.js';
 import { SseClient } from '../helpers/sse.js';
 
@@ -19,26 +18,15 @@ const RECONCILE_INTERVAL_MS = 4_000;
 const OPTIONS = { graceMs: 500, batch: 500, maxAttempts: 3 };
 const silent = createLogger('silent');
 
-let redis: PrivateRedis;
+let s: StreamingHarness;
 let h: JobsHarness;
-let token: string;
-let base: string;
 beforeAll(async () => {
-  redis = await startPrivateRedis();
-  h = await startJobsHarness({ REDIS_URL: redis.url, RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS), RECONCILE_GRACE_MS: '500' });
-  token = await h.token('reconciler');
-  base = await h.listen();
+  s = await startStreamingHarness('reconciler', { RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS), RECONCILE_GRACE_MS: '500' }, { privateRedis: true });
+  h = s.h;
 });
-afterAll(async () => {
-  await h.close();
-  await redis.stop();
-});
+afterAll(() => s.close());
 
-async function submit(): Promise<JobSnapshot> {
-  const res = await h.app.inject({ method: 'POST', url: JOBS, headers: { authorization: `Bearer ${token}` }, payload: { format: 'text', files: SMALL_NPM() } });
-  expect(res.statusCode).toBe(202);
-  return res.json<JobSnapshot>();
-}
+const submit = (): Promise<JobSnapshot> => submitJob(h, s.token);
 
 /** Makes a job look untouched for an hour (past any grace period). */
 async function age(id: string): Promise<void> {
@@ -107,7 +95,7 @@ describe('after Redis lost everything under running workers', () => {
     const workers = await startWorkers({ config: h.config, database: h.database, logger: logs.logger, npmOptions: await h.registry.npmOptions() });
     try {
       const finished = await submit();
-      const finishedEvents = new SseClient(`${base}${JOBS}/${finished.id}/events`, token);
+      const finishedEvents = new SseClient(`${s.base}${JOBS}/${finished.id}/events`, s.token);
       await finishedEvents.ended;
       const done = await h.services.store.get(finished.id);
       expect(done).toMatchObject({ state: 'succeeded' });
@@ -124,13 +112,12 @@ describe('after Redis lost everything under running workers', () => {
       if (created.kind !== 'created') throw new Error('not created');
       const orphan = created.snapshot;
       await age(orphan.id);
-      const orphanEvents = new SseClient(`${base}${JOBS}/${orphan.id}/events`, token);
+      const orphanEvents = new SseClient(`${s.base}${JOBS}/${orphan.id}/events`, s.token);
       await orphanEvents.ended;
       expect(orphanEvents.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 1 });
 
       // Redis restarts empty (same port): schedules are back within one interval of it.
-      await redis.stop();
-      redis = await startPrivateRedis(Number(new URL(redis.url).port));
+      await s.restartRedis();
       expect(await schedulesBack(performance.now())).toBeLessThan(RECONCILE_INTERVAL_MS);
 
       // The finished job was never run again, nor enqueued.

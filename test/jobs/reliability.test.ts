@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
 import { LogWatcher, spawnCli, stopChild } from '../helpers/cli.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
-import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
+import { startJobsHarness, startStreamingHarness, workerCliEnv, type JobsHarness, type StreamingHarness } from '../helpers/jobs.js';
 import { SseClient } from '../helpers/sse.js';
 
 const JOBS = '/v1/experimental/lockfile-jobs';
@@ -30,16 +29,7 @@ describe('worker crash', () => {
   });
   afterAll(() => h.close());
 
-  const workerEnv = (extra: Record<string, string> = {}) => ({
-    DATABASE_URL: h.config.databaseUrl,
-    REDIS_URL: h.config.redisUrl,
-    REDIS_PREFIX: h.config.redisPrefix,
-    JOB_LOCK_MS: '1500',
-    // npm's own configuration, read from the environment like any npmrc setting.
-    npm_config_registry: `${h.registry.url}/`,
-    PROGRESS_INTERVAL_MS: '0',
-    ...extra,
-  });
+  const workerEnv = (extra: Record<string, string> = {}) => workerCliEnv(h, extra);
 
   it('hands a job held by a kill -9ed worker to another, and fences the old attempt out', async () => {
     const first = spawnCli(['worker'], workerEnv({ TEST_HOLD_PHASE: 'enriching' }));
@@ -79,20 +69,15 @@ describe('worker crash', () => {
 });
 
 describe('Redis loses everything', () => {
-  let redis: PrivateRedis;
+  let s: StreamingHarness;
   let h: JobsHarness;
   let token: string;
   let base: string;
   beforeAll(async () => {
-    redis = await startPrivateRedis();
-    h = await startJobsHarness({ REDIS_URL: redis.url });
-    token = await h.token('flush');
-    base = await h.listen();
+    s = await startStreamingHarness('flush', {}, { privateRedis: true });
+    ({ h, token, base } = s);
   });
-  afterAll(async () => {
-    await h.close();
-    await redis.stop();
-  });
+  afterAll(() => s.close());
 
   it('re-enqueues the job from Postgres after FLUSHALL, and it completes', async () => {
     const job = await submit(h, token);

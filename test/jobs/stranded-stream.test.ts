@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobChannel } from '../../src/jobs/events.js';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
 import { LogWatcher, spawnCli, stopChild } from '../helpers/cli.js';
-import { SMALL_NPM } from '../helpers/fixtures.js';
-import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
+import { startStreamingHarness, submitJob, workerCliEnv, type StreamingHarness } from '../helpers/jobs.js';
 import { JOBS } from '../helpers/service-processes.js';
 import { SseClient } from '../helpers/sse.js';
 
@@ -14,40 +13,22 @@ const HEARTBEAT_MS = 1_000;
  * for good, yet every stream must end with that snapshot within two heartbeat intervals.
  */
 describe('a worker killed between the terminal commit and its publish', () => {
-  let h: JobsHarness;
-  let token: string;
-  let base: string;
+  let s: StreamingHarness;
   beforeAll(async () => {
-    h = await startJobsHarness({ SSE_HEARTBEAT_MS: String(HEARTBEAT_MS) });
-    token = await h.token('stranded');
-    base = await h.listen();
+    s = await startStreamingHarness('stranded', { SSE_HEARTBEAT_MS: String(HEARTBEAT_MS) });
   });
-  afterAll(() => h.close());
-
-  const workerEnv = (extra: Record<string, string> = {}) => ({
-    DATABASE_URL: h.config.databaseUrl,
-    REDIS_URL: h.config.redisUrl,
-    REDIS_PREFIX: h.config.redisPrefix,
-    JOB_LOCK_MS: '1500',
-    npm_config_registry: `${h.registry.url}/`,
-    ...extra,
-  });
-
-  async function submit(): Promise<JobSnapshot> {
-    const res = await h.app.inject({ method: 'POST', url: JOBS, headers: { authorization: `Bearer ${token}` }, payload: { format: 'text', files: SMALL_NPM() } });
-    expect(res.statusCode).toBe(202);
-    return res.json<JobSnapshot>();
-  }
+  afterAll(() => s.close());
 
   it('ends open streams with the terminal snapshot within two heartbeat intervals, and a re-claim publishes it again', async () => {
-    const worker = spawnCli(['worker'], workerEnv({ TEST_HOLD_PHASE: 'terminal' }));
+    const { h, token, base } = s;
+    const worker = spawnCli(['worker'], workerCliEnv(h, { TEST_HOLD_PHASE: 'terminal' }));
     const logs = new LogWatcher(worker);
     let republished = (_snapshot: JobSnapshot): void => undefined;
     const published = new Promise<JobSnapshot>((resolve) => (republished = resolve));
     let stopListening = (): void => undefined;
     try {
       await logs.waitFor((l) => l['msg'] === 'worker started');
-      const job = await submit();
+      const job = await submitJob(h, token);
       const streams = [0, 1, 2].map(() => new SseClient(`${base}${JOBS}/${job.id}/events`, token));
       for (const stream of streams) await stream.event(0);
       await logs.waitFor((l) => String(l['msg']).startsWith('TEST_HOLD_PHASE: holding between the terminal commit'));

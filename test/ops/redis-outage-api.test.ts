@@ -1,28 +1,16 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobSnapshot } from '../../src/jobs/snapshot.js';
-import { SMALL_NPM } from '../helpers/fixtures.js';
-import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
+import { startStreamingHarness, submitJob, type StreamingHarness } from '../helpers/jobs.js';
 import { JOBS } from '../helpers/service-processes.js';
 import { SseClient } from '../helpers/sse.js';
 
 /** What a client sees of the API while Redis is down: prompt answers, never a hang. */
 describe('the API while Redis is down', () => {
-  let redis: PrivateRedis;
-  let h: JobsHarness;
-  let token: string;
-  let base: string;
+  let s: StreamingHarness;
   beforeAll(async () => {
-    redis = await startPrivateRedis();
-    h = await startJobsHarness({ REDIS_URL: redis.url });
-    token = await h.token('redis-outage');
-    base = await h.listen();
+    s = await startStreamingHarness('redis-outage', {}, { privateRedis: true });
   });
-  afterAll(async () => {
-    await h.close();
-    await redis.stop();
-  });
+  afterAll(() => s.close());
 
   const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
     const started = performance.now();
@@ -31,11 +19,10 @@ describe('the API while Redis is down', () => {
   };
 
   it('accepts jobs, serves snapshots, refuses event streams with 503 and Retry-After, and recovers by itself', async () => {
+    const { h, token, base } = s;
     const auth = { authorization: `Bearer ${token}` };
-    await redis.stop();
-    const [submitted, submitMs] = await timed(() => h.app.inject({ method: 'POST', url: JOBS, headers: auth, payload: { format: 'text', files: SMALL_NPM() } }));
-    expect(submitted.statusCode).toBe(202);
-    const job = submitted.json<JobSnapshot>();
+    await s.stopRedis();
+    const [job, submitMs] = await timed(() => submitJob(h, token));
     const [status, statusMs] = await timed(() => h.app.inject({ method: 'GET', url: `${JOBS}/${job.id}`, headers: auth }));
     expect(status.statusCode).toBe(200);
     const [events, eventsMs] = await timed(() => h.app.inject({ method: 'GET', url: `${JOBS}/${job.id}/events`, headers: auth }));
@@ -45,7 +32,7 @@ describe('the API while Redis is down', () => {
     for (const ms of [submitMs, statusMs, eventsMs]) expect(ms).toBeLessThan(2_000);
 
     // Redis comes back empty: the job committed in Postgres is enqueued by the reconciler and runs.
-    redis = await startPrivateRedis(Number(new URL(redis.url).port));
+    await s.restartRedis();
     // A client told Retry-After comes back once the API is connected again.
     for (const connection of [h.services.subscriber, h.services.commands]) if (connection.status !== 'ready') await once(connection, 'ready');
     const workers = await h.startWorkers();
