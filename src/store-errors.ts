@@ -1,3 +1,5 @@
+import { DrizzleQueryError } from 'drizzle-orm';
+
 /**
  * Whether a failure means a store (Postgres or Redis) is unreachable or restarting, rather than
  * a bug or a bad request: such failures are retried (jobs) or answered 503 with Retry-After (API).
@@ -21,7 +23,7 @@ export class StoreUnavailableError extends Error {
  * now: starting or stopping), 53300 (too many connections), plus serialization retries.
  */
 const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '57P01', '57P02', '57P03', '53300']);
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+export const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
  * node-postgres reports a socket that closed under it, and a pool that could not connect in
@@ -39,12 +41,16 @@ const PG_CONNECTION_MESSAGES = [
 const REDIS_ERROR_NAMES = new Set(['MaxRetriesPerRequestError']);
 const REDIS_CONNECTION_MESSAGES = ['Connection is closed.', "Stream isn't writeable and enableOfflineQueue options is false"];
 
-function oneStoreUnavailable(error: unknown): boolean {
+/**
+ * `viaQuery`: the error is the cause of a failed query (drizzle wraps driver errors), so a socket
+ * code is Postgres's; the same code elsewhere (a registry request) is no store outage.
+ */
+function oneStoreUnavailable(error: unknown, viaQuery: boolean): boolean {
   if (error instanceof StoreUnavailableError) return true;
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
-    if (TRANSIENT_SQLSTATES.has(code) || code.startsWith('08') || NETWORK_CODES.has(code)) return true;
+    if (TRANSIENT_SQLSTATES.has(code) || code.startsWith('08') || (viaQuery && NETWORK_CODES.has(code))) return true;
   }
   if (REDIS_ERROR_NAMES.has(error.name)) return true;
   return PG_CONNECTION_MESSAGES.includes(error.message) || REDIS_CONNECTION_MESSAGES.includes(error.message);
@@ -52,8 +58,10 @@ function oneStoreUnavailable(error: unknown): boolean {
 
 /** True for a store outage, also when wrapped (drizzle wraps driver errors in `cause`). */
 export function isStoreUnavailable(error: unknown): boolean {
+  let viaQuery = false;
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
-    if (oneStoreUnavailable(e)) return true;
+    if (oneStoreUnavailable(e, viaQuery)) return true;
+    viaQuery ||= e instanceof DrizzleQueryError;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

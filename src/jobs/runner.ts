@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import { isStoreUnavailable } from '../store-errors.js';
+import { isStoreUnavailable, NETWORK_CODES } from '../store-errors.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
 import { contractMajor } from '../sbom/contract.js';
 import {
@@ -74,7 +74,8 @@ class FencedOut extends Error {}
 
 /** Failures worth another attempt: registry or network trouble, Postgres or Redis restarts and lost sessions. */
 export function isTransient(error: unknown): boolean {
-  return error instanceof TransientAnalysisError || isStoreUnavailable(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof TransientAnalysisError || isStoreUnavailable(error) || (typeof code === 'string' && NETWORK_CODES.has(code));
 }
 
 function waitForAbort(signal: AbortSignal): Promise<never> {
