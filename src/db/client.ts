@@ -2,6 +2,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { OutageLog } from '../outage-log.js';
+import { StoreUnavailableError } from '../store-errors.js';
 import * as schema from './schema/index.js';
 
 export type Database = NodePgDatabase<typeof schema>;
@@ -27,8 +28,31 @@ export interface PoolOptions {
   readonly logger?: Logger;
 }
 
+type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
+
+/**
+ * A pool whose failures to get a connection (Postgres down, restarting, refusing) are
+ * StoreUnavailableErrors: queries already carry that in their error chain, but a transaction
+ * gets its client straight from `connect`, where a refused socket looks like any other.
+ */
+class Pool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | undefined {
+    const unavailable = (error: Error): StoreUnavailableError =>
+      new StoreUnavailableError('postgres', `could not connect to Postgres: ${error.message}`, { cause: error });
+    if (callback === undefined) {
+      return super.connect().catch((error: unknown) => {
+        throw unavailable(error instanceof Error ? error : new Error(String(error)));
+      });
+    }
+    super.connect((err, client, done) => callback(err ? unavailable(err) : undefined, client, done));
+    return undefined;
+  }
+}
+
 export function connectDatabase(url: string, options: PoolOptions = {}): DatabaseHandle {
-  const pool = new pg.Pool({
+  const pool = new Pool({
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'pkgscope',
