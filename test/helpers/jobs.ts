@@ -144,7 +144,13 @@ export async function startStreamingHarness(
   options: { privateRedis?: boolean } = {},
 ): Promise<StreamingHarness> {
   let redis: PrivateRedis | null = options.privateRedis === true ? await startPrivateRedis() : null;
-  const h = await startJobsHarness(redis === null ? env : { REDIS_URL: redis.url, ...env });
+  let h: JobsHarness;
+  try {
+    h = await startJobsHarness(redis === null ? env : { REDIS_URL: redis.url, ...env });
+  } catch (error) {
+    await redis?.stop();
+    throw error;
+  }
   const token = await h.token(account);
   const base = await h.listen();
   const privateRedis = (): PrivateRedis => {
