@@ -21,7 +21,7 @@ export class OutageLog {
   private readonly last = new Map<string, { at: number; suppressed: number }>();
 
   constructor(
-    private readonly logger: Logger,
+    private readonly logger: Pick<Logger, 'warn' | 'info'>,
     private readonly intervalMs = OUTAGE_LOG_INTERVAL_MS,
     private readonly now: () => number = Date.now,
   ) {}

@@ -1,5 +1,6 @@
 import { DelayedError, WaitingError, type Job } from 'bullmq';
 import type { Logger } from '../src/logger.js';
+import { OutageLog } from '../src/outage-log.js';
 import { runSbomJob, type RunnerDeps } from '../src/jobs/runner.js';
 import type { SbomJobData } from '../src/jobs/queues.js';
 import { isStoreUnavailable } from '../src/store-errors.js';
@@ -16,6 +17,7 @@ async function delay(job: Job, token: string | undefined, ms: number): Promise<n
 
 /** Queue `sbom`: one lockfile analysis job per queue entry. */
 export function sbomHandler(deps: RunnerDeps, logger: Logger): QueueHandler {
+  const outages = new OutageLog(logger);
   return {
     queue: 'sbom',
     async process(job, token, stop) {
@@ -27,7 +29,7 @@ export function sbomHandler(deps: RunnerDeps, logger: Logger): QueueHandler {
         // A store outage is nobody's fault: wait for the store without spending queue attempts
         // (Postgres attempts, the truth, are counted by the claim).
         if (!isStoreUnavailable(error)) throw error;
-        logger.warn({ jobId, error: (error as Error).message }, 'store unavailable; the job waits and is tried again');
+        outages.warn('sbom-jobs', error, 'store unavailable; jobs wait and are tried again');
         return delay(job, token, STORE_OUTAGE_DELAY_MS);
       }
       switch (outcome.kind) {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError, sendProblem } from './problems.js';
 import { describeValidationError } from './validation.js';
+import { OutageLog } from '../outage-log.js';
 import { isStoreUnavailable } from '../store-errors.js';
 
 /** Fixed detail of every unexpected failure: internals stay in the log under the request id. */
@@ -69,10 +70,20 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemError
   return null;
 }
 
+/** One warning per interval per server while a store is down (each 503 is in the request log). */
+const storeOutages = new WeakMap<object, OutageLog>();
+
+function noteStoreOutage(request: FastifyRequest, error: unknown): void {
+  const server = request.server;
+  let outages = storeOutages.get(server);
+  if (outages === undefined) storeOutages.set(server, (outages = new OutageLog(server.log)));
+  outages.warn('http', error, 'requests answered 503: a store is unavailable');
+}
+
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const problem = toProblem(error, request);
   if (problem) {
-    if (problem.code === 'SERVICE_UNAVAILABLE') request.log.warn({ error: (error as Error).message }, 'request failed: a store is unavailable');
+    if (problem.code === 'SERVICE_UNAVAILABLE') noteStoreOutage(request, error);
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, problem);
   }
