@@ -55,7 +55,8 @@ export class Supervisor {
   private spawn(slot: Slot): void {
     slot.restartTimer = null;
     // Its own process group, so the grace deadline (or a second signal) kills it with whatever
-    // it started; a first signal still reaches the child alone, which drains.
+    // it left in its group (git runs in groups of its own, killed at its own deadline); a first
+    // signal still reaches the child alone, which drains.
     const child = fork(this.options.script, [...slot.spec.args], { stdio: 'inherit', env: { ...process.env, ...slot.spec.env }, detached: true });
     slot.child = child;
     slot.startedAt = Date.now();
