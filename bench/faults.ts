@@ -89,14 +89,18 @@ const alive = (child: ChildProcess): boolean => child.exitCode === null && child
 
 interface RunResult {
   readonly accepted: number;
-  readonly refused: number;
+  /** Submissions not accepted, by status (or `error` when no answer came). */
+  readonly refused: Readonly<Record<string, number>>;
   readonly streamsOpened: number;
 }
 
 /** Submits jobs every SUBMIT_EVERY_MS for `ms`, keeping up to MAX_STREAMS event streams open. */
 async function load(base: string, token: string, ms: number, ids: string[], streams: Map<string, SseClient>): Promise<RunResult> {
   const body = JSON.stringify({ format: 'text', files: [{ path: 'package-lock.json', content: lockfile() }] });
-  let refused = 0;
+  const refused: Record<string, number> = {};
+  const refuse = (why: string): void => {
+    refused[why] = (refused[why] ?? 0) + 1;
+  };
   let opened = 0;
   const until = Date.now() + ms;
   while (Date.now() < until) {
@@ -114,11 +118,11 @@ async function load(base: string, token: string, ms: number, ids: string[], stre
           opened++;
         }
       } else {
-        refused++;
+        refuse(`${res.status}${res.headers.has('retry-after') ? ' with Retry-After' : ''}`);
         await res.body?.cancel();
       }
     } catch {
-      refused++;
+      refuse('error');
     }
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, SUBMIT_EVERY_MS - (Date.now() - tick))));
   }
@@ -150,8 +154,8 @@ async function report(title: string, databaseUrl: string, ids: readonly string[]
   const count = (state: string): number => rows.filter((r) => r.state === state).reduce((n, r) => n + Number(r.n), 0);
   const failedByCode = Object.fromEntries(rows.filter((r) => r.state === 'failed').map((r) => [r.error ?? 'none', Number(r.n)]));
   console.log(`\n${title}`);
-  console.log(`  jobs accepted ${run.accepted} (refused ${run.refused}), succeeded ${count('succeeded')}, failed ${count('failed')} ${JSON.stringify(failedByCode)}`);
-  console.log(`  stuck (unfinished ${Math.round(drainMs / 1000)} s after the load) ${count('queued') + count('running')}; highest attempt ${Math.max(0, ...rows.map((r) => r.max_attempt))}`);
+  console.log(`  jobs accepted ${run.accepted} (refused ${JSON.stringify(run.refused)}), succeeded ${count('succeeded')}, failed ${count('failed')} ${JSON.stringify(failedByCode)}`);
+  console.log(`  stuck (unfinished when the drain ended, ${Math.round(drainMs / 1000)} s after the load) ${count('queued') + count('running')}; highest attempt ${Math.max(0, ...rows.map((r) => r.max_attempt))}`);
   console.log(`  event streams opened ${run.streamsOpened}, left open on finished jobs ${stranded}`);
   console.log(`  processes alive at the end: ${Object.entries(processes).map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`).join(', ')}`);
 }
