@@ -10,7 +10,7 @@ import { SseClient } from '../helpers/sse.js';
 let s: StreamingHarness;
 let h: JobsHarness;
 beforeAll(async () => {
-  s = await startStreamingHarness('attempts', { JOB_CRASH_BACKOFF_MS: '3000' });
+  s = await startStreamingHarness('attempts', { JOB_CRASH_BACKOFF_MS: '6000' });
   h = s.h;
 });
 afterAll(() => s.close());
