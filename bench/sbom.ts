@@ -13,6 +13,7 @@ import { analyze } from '../src/sbom/analyze.js';
 import { RegistryEnricher } from '../src/sbom/enrich.js';
 import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
 import { benchDatabase, ms } from './helpers.js';
+import { startPolyglotRegistry } from './polyglot-registry.js';
 
 const lock = readFileSync(new URL('fixtures/large/package-lock.json', import.meta.url), 'utf8');
 const files = [
@@ -48,3 +49,18 @@ console.log(
     `(${result.metadata.size} fetched, ${result.failed.length} failed)`,
 );
 await slow.close();
+
+// Several ecosystems in one upload: cold (every coordinate from registries answering in 20 ms),
+// then warm (the same coordinates from the Postgres cache), each in a fresh process.
+const polyglotDatabase = await benchDatabase('pkgscope_bench_polyglot');
+const registries = await startPolyglotRegistry(20);
+for (const mode of ['cold', 'warm']) {
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('polyglot.ts', import.meta.url)), polyglotDatabase, mode, registries.url],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  process.stdout.write(run.stdout);
+}
+console.log(`polyglot: ${registries.requests()} registry requests in all`);
+await registries.close();

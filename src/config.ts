@@ -25,6 +25,8 @@ export interface Config {
   readonly termsAcceptanceUrl: string | null;
   readonly jobTtlSeconds: number;
   readonly jobMaxAttempts: number;
+  /** First delay before a job whose worker crashed runs again (doubles per attempt). */
+  readonly jobCrashBackoffMs: number;
   readonly cursorSecret: string | null;
   readonly workerConcurrency: number;
   readonly shutdownGraceMs: number;
@@ -52,7 +54,7 @@ export interface Config {
   /** Requests may use an authenticated token for this long without it being looked up again. */
   readonly authCacheMs: number;
   /** Test hook: workers hold every job when it enters this phase, until they are killed. */
-  readonly testHoldPhase: 'resolving' | 'enriching' | 'rendering' | null;
+  readonly testHoldPhase: 'resolving' | 'enriching' | 'rendering' | 'terminal' | null;
   readonly gitHosts: Readonly<Record<GitHostKind, string>>;
   /** Base URLs of the registries of every ecosystem but npm (`PACKAGE_REGISTRIES`). */
   readonly packageRegistries: Readonly<Record<RegistryKey, string>>;
@@ -307,6 +309,7 @@ export function loadConfig(env: Env = process.env): Config {
     termsAcceptanceUrl: r.optionalUrl('TERMS_ACCEPTANCE_URL', ['http:', 'https:']),
     jobTtlSeconds: r.integer('JOB_TTL_SECONDS', 86_400, 60, 31_536_000),
     jobMaxAttempts: r.integer('JOB_MAX_ATTEMPTS', 3, 1, 20),
+    jobCrashBackoffMs: r.integer('JOB_CRASH_BACKOFF_MS', 1_000, 0, 600_000),
     cursorSecret: r.optionalString('CURSOR_SECRET', /^.{32,}$/, 'at least 32 characters'),
     workerConcurrency: r.integer('WORKER_CONCURRENCY', 4, 1, 256),
     shutdownGraceMs: r.integer('SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
@@ -325,7 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
     inventoryMaxTotalBytes: r.integer('INVENTORY_MAX_TOTAL_BYTES', 512 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
     inventoryRetryMs: r.integer('INVENTORY_RETRY_MS', 600_000, 0, 86_400_000),
     authCacheMs: r.integer('AUTH_CACHE_MS', 2_000, 0, 300_000),
-    testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering'] as const),
+    testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering', 'terminal'] as const),
     gitHosts: r.gitHosts('GIT_HOSTS'),
     packageRegistries: r.urlMap('PACKAGE_REGISTRIES', REGISTRY_KEYS, DEFAULT_PACKAGE_REGISTRIES, ['http:', 'https:']),
     gitCacheDir: r.string('GIT_CACHE_DIR', join(tmpdir(), 'pkgscope-git')),

@@ -1,10 +1,12 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from './logger.js';
+import { OutageLog } from './outage-log.js';
 import { UnreachableServiceError } from './unreachable.js';
 
 /**
  * Every Redis connection of the service is made here, with the options its role needs:
- * - `commands`: request-path commands (enqueue, publish, rate limits). Fails fast when Redis is
- *   down so an HTTP request gets an error instead of hanging.
+ * - `commands`: request-path commands (enqueue, publish, rate limits). Fails at once when Redis
+ *   is down (after the first connection) so an HTTP request gets an answer instead of waiting.
  * - `blocking`: BullMQ workers and queue-event readers. BullMQ requires `maxRetriesPerRequest: null`
  *   so a blocking read survives reconnects.
  * - `subscriber`: the one pub/sub connection per process; resubscribes after a reconnect.
@@ -20,7 +22,11 @@ const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
 export const HOW_TO_START_REDIS =
   'start it with `redis-server --daemonize yes --port 6379` or `docker compose up -d redis`, or set REDIS_URL';
 
-export function createRedis(url: string, role: RedisRole, name = `pkgscope-${role}`): Redis {
+/**
+ * A connection for `role`. With a logger, an outage gives one structured warning per interval
+ * (and one line when it is over) instead of an error per reconnect attempt.
+ */
+export function createRedis(url: string, role: RedisRole, name = `pkgscope-${role}`, logger?: Logger): Redis {
   const redis = new Redis(url, {
     ...ROLE_OPTIONS[role],
     connectionName: name,
@@ -28,7 +34,17 @@ export function createRedis(url: string, role: RedisRole, name = `pkgscope-${rol
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), 2_000),
   });
   // Connection errors are retried by ioredis; the listener keeps them from being unhandled.
-  redis.on('error', () => undefined);
+  const outages = logger ? new OutageLog(logger.child({ store: 'redis' })) : null;
+  redis.on('error', (error: unknown) => outages?.warn(name, error, 'redis connection problem'));
+  redis.on('ready', () => outages?.recovered(name, 'redis connection recovered'));
+  if (role === 'commands') {
+    // Commands sent before the first connection wait for it (start-up); once it was up, a
+    // command during an outage fails at once instead of waiting for reconnects, so a request
+    // (rate limit, enqueue, publish) gets its answer promptly. ioredis reads this per command.
+    redis.once('ready', () => {
+      redis.options.enableOfflineQueue = false;
+    });
+  }
   return redis;
 }
 

@@ -14,6 +14,7 @@ import { createQueue, QUEUE_NAMES, type InventoryJobData, type PreparationQueues
 import { ShutdownRequested, type Analyze } from '../src/jobs/runner.js';
 import { JobStore } from '../src/jobs/store.js';
 import type { Logger } from '../src/logger.js';
+import { OutageLog } from '../src/outage-log.js';
 import { closeRedis, createRedis } from '../src/redis.js';
 import { registryAnalysis } from '../src/registry/analysis.js';
 import { loadNpmOptions, type NpmOptions } from '../src/registry/npm-options.js';
@@ -57,13 +58,14 @@ export function checkHandlers(handlers: readonly QueueHandler[]): void {
 /** Starts one BullMQ worker per queue, each wired by its entry point in this folder. */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const { config, database, logger } = deps;
-  const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-worker-commands');
+  const outages = new OutageLog(logger);
+  const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-worker-commands', logger);
   const store = new JobStore(database.db);
-  const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix);
-  const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix);
+  const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix, outages);
+  const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix, outages);
   const preparationQueues: PreparationQueues = {
-    inventory: createQueue<InventoryJobData>('inventory', commands, config.redisPrefix),
-    crawl: createQueue<InventoryJobData>('crawl', commands, config.redisPrefix),
+    inventory: createQueue<InventoryJobData>('inventory', commands, config.redisPrefix, outages),
+    crawl: createQueue<InventoryJobData>('crawl', commands, config.redisPrefix, outages),
   };
   const inventories = new InventoryStore(database.db);
   const metrics = new Metrics('worker');
@@ -96,6 +98,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         parserContract: PARSER_CONTRACT_VERSION,
         progressIntervalMs: config.progressIntervalMs,
         holdPhase: config.testHoldPhase,
+        crashBackoffMs: config.jobCrashBackoffMs,
         observer: metrics,
       },
       logger,
@@ -136,14 +139,14 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       },
       logger,
     ),
-    maintenanceHandler({ config, store, inventories, sbomQueue, preparationQueues, maintenanceQueue, logger }),
+    maintenanceHandler({ config, store, inventories, sbomQueue, preparationQueues, maintenanceQueue, connection: commands, logger }),
   ];
   checkHandlers(handlers);
 
   const running = new Set<AbortController>();
   const connections: Redis[] = [commands];
   const workers = handlers.map((handler) => {
-    const connection = createRedis(config.redisUrl, 'blocking', `pkgscope-worker-${handler.queue}`);
+    const connection = createRedis(config.redisUrl, 'blocking', `pkgscope-worker-${handler.queue}`, logger);
     connections.push(connection);
     const worker = new Worker(
       handler.queue,
@@ -162,11 +165,14 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         concurrency: handler.concurrency ?? config.workerConcurrency,
         lockDuration: config.jobLockMs,
         stalledInterval: config.jobLockMs,
-        // A job whose worker died is retried; Postgres attempts bound the retries.
-        maxStalledCount: config.jobMaxAttempts,
+        // A job whose worker died is retried; Postgres attempts bound the retries (one more
+        // stall than attempts, so the last crash is seen by a claim and failed in Postgres).
+        maxStalledCount: config.jobMaxAttempts + 1,
       },
     );
-    worker.on('error', (error) => logger.warn({ err: error, queue: handler.queue }, 'queue worker error'));
+    // During a Redis outage (or after a flush: "Missing key for job") every poll fails: one
+    // structured warning per interval, not a line per retry.
+    worker.on('error', (error) => outages.warn(`worker:${handler.queue}`, error, 'queue worker error'));
     return worker;
   });
   for (const handler of handlers) await handler.start?.();

@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import {
@@ -7,6 +8,7 @@ import {
   reconcileInventories,
   reconcileJobs,
   type UnfinishedInventories,
+  type UnknownEntries,
 } from '../src/jobs/maintenance.js';
 import type { PreparationQueues, SbomQueue } from '../src/jobs/queues.js';
 import type { JobStore } from '../src/jobs/store.js';
@@ -20,29 +22,45 @@ export function maintenanceHandler(deps: {
   sbomQueue: SbomQueue;
   preparationQueues: PreparationQueues;
   maintenanceQueue: Queue;
+  /** The connection the maintenance queue uses: its reconnects trigger a check at once. */
+  connection: Redis;
   logger: Logger;
 }): QueueHandler {
   const { config, store, logger } = deps;
   const intervals = { reconcile: config.reconcileIntervalMs, expire: config.expiryIntervalMs };
+  const unknownJobs: UnknownEntries = new Map();
+  const unknownInventories: UnknownEntries = new Map();
   let timer: NodeJS.Timeout | null = null;
+  let ensuring = false;
   const ensure = async (): Promise<void> => {
+    if (ensuring) return;
+    ensuring = true;
     try {
-      await ensureMaintenanceSchedules(deps.maintenanceQueue, intervals);
+      const created = await ensureMaintenanceSchedules(deps.maintenanceQueue, intervals);
+      if (created.length > 0) logger.info({ created }, 'maintenance schedules (re)created');
     } catch (error) {
-      logger.warn({ err: error }, 'could not ensure maintenance schedules');
+      // Redis is down: the connection's outage log says so; the next check tries again.
+      logger.debug({ error: (error as Error).message }, 'could not ensure maintenance schedules');
+    } finally {
+      ensuring = false;
     }
   };
+  // A Redis that restarted empty has no schedulers: check as soon as the connection is back.
+  const onReady = (): void => void ensure();
   return {
     queue: 'maintenance',
     concurrency: 1,
     async start() {
       await ensure();
-      // Schedulers live in Redis: re-create them should Redis lose its data.
-      timer = setInterval(() => void ensure(), Math.max(1_000, config.reconcileIntervalMs));
+      deps.connection.on('ready', onReady);
+      // Schedulers live in Redis: should Redis lose them (a flush, a restart without
+      // persistence), checking twice per reconcile interval restores them within one.
+      timer = setInterval(() => void ensure(), Math.max(250, Math.min(config.reconcileIntervalMs / 2, 10_000)));
       timer.unref();
     },
     async close() {
       if (timer !== null) clearInterval(timer);
+      deps.connection.off('ready', onReady);
     },
     async process(job) {
       if (job.name === 'reconcile') {
@@ -51,8 +69,9 @@ export function maintenanceHandler(deps: {
           deps.sbomQueue,
           { graceMs: config.reconcileGraceMs, batch: 500, maxAttempts: config.jobMaxAttempts },
           logger,
+          unknownJobs,
         );
-        const inventories = await reconcileInventories(deps.inventories, deps.preparationQueues, config.reconcileGraceMs, logger);
+        const inventories = await reconcileInventories(deps.inventories, deps.preparationQueues, config.reconcileGraceMs, logger, unknownInventories);
         if (result.requeued + inventories > 0) logger.info({ ...result, inventories }, 'reconciliation done');
       } else if (job.name === 'expire') {
         const deleted = await expireJobs(store, 500, 20);

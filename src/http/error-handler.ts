@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError, sendProblem } from './problems.js';
 import { describeValidationError } from './validation.js';
+import { OutageLog } from '../outage-log.js';
+import { isStoreUnavailable } from '../store-errors.js';
 
 /** Fixed detail of every unexpected failure: internals stay in the log under the request id. */
 export const INTERNAL_DETAIL = 'The request could not be completed because of an internal error.';
@@ -36,9 +38,17 @@ function frameworkDetail(error: FastifyError, request: FastifyRequest): string |
   }
 }
 
+/** Seconds a client should wait before retrying while Postgres or Redis is down. */
+const STORE_RETRY_AFTER_SECONDS = '5';
+
 /** Maps anything thrown during a request to a problem; unexpected errors become a bare 500. */
 export function toProblem(error: unknown, request: FastifyRequest): ProblemError | null {
   if (error instanceof ProblemError) return error;
+  if (isStoreUnavailable(error)) {
+    return new ProblemError('SERVICE_UNAVAILABLE', 'A data store of the service is unavailable; retry after the time given.', {
+      headers: { 'retry-after': STORE_RETRY_AFTER_SECONDS },
+    });
+  }
   const fastifyError = error as Partial<FastifyError>;
   const first = fastifyError.validation?.[0];
   if (first !== undefined) {
@@ -60,10 +70,21 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemError
   return null;
 }
 
+/** One warning per interval per server while a store is down (each 503 is in the request log). */
+const storeOutages = new WeakMap<object, OutageLog>();
+
+function noteStoreOutage(request: FastifyRequest, error: unknown): void {
+  const server = request.server;
+  let outages = storeOutages.get(server);
+  if (outages === undefined) storeOutages.set(server, (outages = new OutageLog(server.log)));
+  outages.warn('http', error, 'requests answered 503: a store is unavailable');
+}
+
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const problem = toProblem(error, request);
   if (problem) {
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.code === 'SERVICE_UNAVAILABLE') noteStoreOutage(request, error);
+    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, problem);
   }
   request.log.error({ err: error }, 'unexpected error');

@@ -12,6 +12,7 @@ export class SseWriter {
   private ended = false;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly closeCallbacks: (() => void)[] = [];
+  private readonly heartbeatCallbacks: (() => void)[] = [];
 
   constructor(
     private readonly res: ServerResponse,
@@ -30,6 +31,7 @@ export class SseWriter {
     res.on('close', () => this.finish());
     this.heartbeat = setInterval(() => {
       if (!res.writableNeedDrain) res.write(': heartbeat\n\n');
+      for (const callback of this.heartbeatCallbacks) callback();
     }, heartbeatMs);
   }
 
@@ -55,6 +57,11 @@ export class SseWriter {
     this.pending = null;
     this.res.write(frame);
     if (this.endAfterPending) this.end();
+  }
+
+  /** Runs `callback` at every heartbeat (streams use it to re-read the truth when quiet). */
+  onHeartbeat(callback: () => void): void {
+    this.heartbeatCallbacks.push(callback);
   }
 
   onClose(callback: () => void): void {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
+import { StoreUnavailableError } from '../store-errors.js';
 import type { JobSnapshot } from './snapshot.js';
 
 /** The pub/sub channel carrying a job's snapshots. */
@@ -9,7 +10,7 @@ export function jobChannel(prefix: string, jobId: string): string {
 
 export type SnapshotSink = (snapshot: JobSnapshot) => Promise<void>;
 
-/** Publishes a message, best effort (listeners re-read Postgres, the truth, after a reconnect). */
+/** Publishes a message, best effort (listeners re-read Postgres, the truth, when they go quiet). */
 export async function publishEvent(redis: Redis, channel: string, message: string, logger: Logger): Promise<void> {
   try {
     await redis.publish(channel, message);
@@ -20,7 +21,9 @@ export async function publishEvent(redis: Redis, channel: string, message: strin
 
 /**
  * Publishes a committed snapshot. Delivery is best effort: Postgres holds the truth, and every
- * stream re-reads it after a Redis reconnect, so a lost message delays an update, never loses it.
+ * stream re-reads it after a Redis reconnect and whenever it went quiet for a heartbeat
+ * interval, so a lost message (or a worker dying before it published) delays an update by at
+ * most two heartbeat intervals, never loses it.
  */
 export function snapshotPublisher(redis: Redis, prefix: string, logger: Logger): SnapshotSink {
   return (snapshot) => publishEvent(redis, jobChannel(prefix, snapshot.id), JSON.stringify(snapshot), logger);
@@ -52,6 +55,8 @@ export class EventHub {
   constructor(
     private readonly subscriber: Redis,
     private readonly logger: Logger,
+    /** How long a subscription may wait for Redis before the caller is told it is unavailable. */
+    private readonly subscribeTimeoutMs = 3_000,
   ) {
     subscriber.on('message', (channel: string, message: string) => this.dispatch(channel, message));
     subscriber.on('close', () => {
@@ -64,20 +69,36 @@ export class EventHub {
     });
   }
 
-  /** Listens on a channel; resolves (with the way to stop) once Redis confirmed the subscription. */
+  /**
+   * Listens on a channel; resolves (with the way to stop) once Redis confirmed the subscription.
+   * While Redis is down it fails at once (reconnecting) or after a short wait (connecting) with
+   * StoreUnavailableError, so a request never hangs on it.
+   */
   async subscribe(name: string, listener: ChannelListener): Promise<() => void> {
+    if (['reconnecting', 'close', 'end'].includes(this.subscriber.status)) {
+      throw new StoreUnavailableError('redis', 'the event subscriber is not connected to Redis');
+    }
     let channel = this.channels.get(name);
     if (!channel) {
-      channel = { listeners: new Set(), subscribed: this.subscriber.subscribe(name) };
+      const subscribed = this.subscriber.subscribe(name);
+      // A subscription abandoned on timeout may still fail later; nobody waits for it then.
+      subscribed.catch(() => undefined);
+      channel = { listeners: new Set(), subscribed };
       this.channels.set(name, channel);
     }
     channel.listeners.add(listener);
     const current = channel;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError('redis', 'Redis did not confirm the subscription in time')), this.subscribeTimeoutMs);
+    });
     try {
-      await current.subscribed;
+      await Promise.race([current.subscribed, timeout]);
     } catch (error) {
       this.remove(name, current, listener);
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
     return () => this.remove(name, current, listener);
   }

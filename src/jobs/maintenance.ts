@@ -1,4 +1,4 @@
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
 import { enqueueInventory, enqueueSbomJob, preparationQueue, type PreparationQueues, type SbomQueue } from './queues.js';
 import type { JobStore } from './store.js';
@@ -13,6 +13,55 @@ export interface ReconcileOptions {
 }
 
 /**
+ * Queue entries BullMQ reported `unknown` (its hash exists, but it is in no list), by id, with
+ * when that was first seen. Such an entry may be between two lists, so it is only taken for
+ * dead once it stayed unknown for a whole grace period. One per process, kept across rounds.
+ */
+export type UnknownEntries = Map<string, number>;
+
+interface Candidate {
+  readonly id: string;
+  readonly queueId: string;
+  readonly queue: Queue;
+}
+
+/**
+ * Which candidates have no live queue entry. Postgres is read again after the queue: a job that
+ * finished meanwhile was committed before its queue entry went away, so the second read no
+ * longer lists it, and a finished job is never enqueued again.
+ */
+async function deadEntries(
+  candidates: readonly Candidate[],
+  reread: () => Promise<readonly { id: string }[]>,
+  unknown: UnknownEntries,
+  graceMs: number,
+): Promise<{ candidate: Candidate; state: string; existing: Job | undefined }[]> {
+  const dead = [];
+  const now = Date.now();
+  for (const candidate of candidates) {
+    const existing = (await candidate.queue.getJob(candidate.queueId)) as Job | undefined;
+    const state = existing ? await existing.getState() : 'missing';
+    if (state !== 'unknown') unknown.delete(candidate.queueId);
+    if (LIVE_STATES.has(state)) continue;
+    if (state === 'unknown') {
+      const since = unknown.get(candidate.queueId);
+      if (since === undefined) unknown.set(candidate.queueId, now);
+      if (since === undefined || now - since < graceMs) continue;
+    }
+    dead.push({ candidate, state, existing });
+  }
+  if (dead.length === 0) return [];
+  const still = new Set((await reread()).map((r) => r.id));
+  return dead.filter((d) => still.has(d.candidate.id));
+}
+
+/** Removes what is left of a dead entry (an unknown or failed hash blocks re-adding its id). */
+async function clear(existing: Job | undefined, queueId: string, unknown: UnknownEntries): Promise<void> {
+  unknown.delete(queueId);
+  if (existing) await existing.remove().catch(() => undefined);
+}
+
+/**
  * Postgres is the truth, Redis is delivery: every unfinished job without a live queue entry
  * (Redis lost it, or it failed there) is enqueued again under its own id.
  */
@@ -21,17 +70,16 @@ export async function reconcileJobs(
   queue: SbomQueue,
   options: ReconcileOptions,
   logger: Logger,
+  unknown: UnknownEntries = new Map(),
 ): Promise<{ checked: number; requeued: number }> {
-  const candidates = await store.unfinishedOlderThan(options.graceMs, options.batch);
+  const read = () => store.unfinishedOlderThan(options.graceMs, options.batch);
+  const candidates = (await read()).map(({ id }) => ({ id, queueId: id, queue: queue as Queue }));
   let requeued = 0;
-  for (const { id } of candidates) {
-    const existing = await queue.getJob(id);
-    const state = existing ? await existing.getState() : 'missing';
-    if (LIVE_STATES.has(state)) continue;
-    if (existing) await existing.remove().catch(() => undefined);
-    await enqueueSbomJob(queue, id, options.maxAttempts);
+  for (const { candidate, state, existing } of await deadEntries(candidates, read, unknown, options.graceMs)) {
+    await clear(existing, candidate.queueId, unknown);
+    await enqueueSbomJob(queue, candidate.id, options.maxAttempts);
     requeued++;
-    logger.warn({ jobId: id, queueState: state }, 'reconciler re-enqueued a job with no live queue entry');
+    logger.warn({ jobId: candidate.id, queueState: state }, 'reconciler re-enqueued a job with no live queue entry');
   }
   return { checked: candidates.length, requeued };
 }
@@ -47,16 +95,18 @@ export async function reconcileInventories(
   queues: PreparationQueues,
   graceMs: number,
   logger: Logger,
+  unknown: UnknownEntries = new Map(),
 ): Promise<number> {
+  const read = () => store.unfinishedOlderThan(graceMs, 500);
+  const rows = await read();
+  const kinds = new Map(rows.map((r) => [r.id, r.kind]));
+  const candidates = rows.map(({ id, kind }) => ({ id, queueId: `inv-${id}`, queue: preparationQueue(queues, kind) as Queue }));
   let requeued = 0;
-  for (const { id, kind } of await store.unfinishedOlderThan(graceMs, 500)) {
-    const existing = await preparationQueue(queues, kind).getJob(`inv-${id}`);
-    const state = existing ? await existing.getState() : 'missing';
-    if (LIVE_STATES.has(state)) continue;
-    if (existing) await existing.remove().catch(() => undefined);
-    await enqueueInventory(queues, id, kind);
+  for (const { candidate, state, existing } of await deadEntries(candidates, read, unknown, graceMs)) {
+    await clear(existing, candidate.queueId, unknown);
+    await enqueueInventory(queues, candidate.id, kinds.get(candidate.id) ?? 'package');
     requeued++;
-    logger.warn({ inventoryId: id, queueState: state }, 'reconciler re-enqueued an inventory preparation');
+    logger.warn({ inventoryId: candidate.id, queueState: state }, 'reconciler re-enqueued an inventory preparation');
   }
   return requeued;
 }
@@ -75,12 +125,20 @@ export async function expireJobs(store: JobStore, batch: number, maxBatches: num
 export const MAINTENANCE_TASKS = ['reconcile', 'expire'] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
-/** (Re)creates the maintenance job schedulers; idempotent, so every worker calls it periodically. */
+/**
+ * (Re)creates the maintenance job schedulers that are missing (Redis lost them: a flush, a
+ * restart without persistence); returns which were. Existing ones are left alone, so calling
+ * this often never delays their next run. A scheduler with `every` runs at once when created.
+ */
 export async function ensureMaintenanceSchedules(
   queue: Queue,
   intervals: Readonly<Record<MaintenanceTask, number>>,
-): Promise<void> {
+): Promise<MaintenanceTask[]> {
+  const created: MaintenanceTask[] = [];
   for (const task of MAINTENANCE_TASKS) {
+    if ((await queue.getJobScheduler(task)) !== undefined) continue;
     await queue.upsertJobScheduler(task, { every: intervals[task] }, { name: task, opts: { removeOnComplete: true, removeOnFail: 100 } });
+    created.push(task);
   }
+  return created;
 }

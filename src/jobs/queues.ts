@@ -1,5 +1,6 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { OutageLog } from '../outage-log.js';
 
 /** Every queue the workers serve; start-up fails if one has no handler or two. */
 export const QUEUE_NAMES = ['sbom', 'inventory', 'crawl', 'maintenance'] as const;
@@ -11,8 +12,14 @@ export interface SbomJobData {
 
 export type SbomQueue = Queue<SbomJobData>;
 
-export function createQueue<T>(name: QueueName, connection: Redis, prefix: string): Queue<T> {
-  return new Queue<T>(name, { connection, prefix });
+/**
+ * A producer of `name`. BullMQ prints the errors of a queue without an 'error' listener to
+ * stderr, a stack trace per reconnect attempt; they go to the outage log instead.
+ */
+export function createQueue<T>(name: QueueName, connection: Redis, prefix: string, outages?: OutageLog): Queue<T> {
+  const queue = new Queue<T>(name, { connection, prefix });
+  queue.on('error', (error) => outages?.warn(`queue:${name}`, error, 'queue connection problem'));
+  return queue;
 }
 
 /** The queue entry of a lockfile job: its id is the job's UUID, so adding twice is harmless. */

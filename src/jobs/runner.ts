@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { isStoreUnavailable, NETWORK_CODES } from '../store-errors.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
 import { contractMajor } from '../sbom/contract.js';
 import {
@@ -26,8 +27,13 @@ export interface RunnerDeps {
   readonly maxAttempts: number;
   readonly parserContract: string;
   readonly progressIntervalMs: number;
-  /** Test hook: hold every job when it enters this phase. */
-  readonly holdPhase?: 'resolving' | 'enriching' | 'rendering' | null;
+  /**
+   * Test hook: hold every job when it enters this phase; `terminal` holds it after its terminal
+   * snapshot is committed and before it is published (the window a crash can strand streams in).
+   */
+  readonly holdPhase?: 'resolving' | 'enriching' | 'rendering' | 'terminal' | null;
+  /** First delay before a job whose worker crashed is run again; doubles per attempt. */
+  readonly crashBackoffMs?: number;
   /** Told of phase durations and terminal outcomes (metrics). */
   readonly observer?: JobObserver;
 }
@@ -42,9 +48,18 @@ export interface JobObserver {
 
 /**
  * How a run ended, for the queue glue: `done` (terminal snapshot written or nothing to do),
- * `retry` (transient failure, job requeued), `released` (shutdown handed the job back).
+ * `retry` (transient failure, job requeued), `released` (shutdown handed the job back, no
+ * attempt used), `delayed` (the previous attempt crashed its worker: run again after `delayMs`).
  */
-export type RunOutcome = 'done' | 'retry' | 'released';
+export type RunOutcome = { readonly kind: 'done' | 'retry' | 'released' } | { readonly kind: 'delayed'; readonly delayMs: number };
+
+const DONE: RunOutcome = { kind: 'done' };
+
+/** Exponential, with jitter so the jobs of one crashed worker do not all come back at once. */
+export function crashBackoffMs(attempt: number, baseMs = 1_000): number {
+  const exponential = Math.min(60_000, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential * (0.75 + Math.random() * 0.5));
+}
 
 /** Abort reason a worker gives its running jobs when its shutdown grace period is over. */
 export class ShutdownRequested extends Error {
@@ -57,14 +72,10 @@ export class ShutdownRequested extends Error {
 /** A write matched no row: another attempt holds the job now. */
 class FencedOut extends Error {}
 
-const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '57P03', '53300', '08000', '08003', '08006']);
-const TRANSIENT_NETWORK = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
-
-/** Failures worth another attempt: registry or network trouble, Postgres serialisation and restarts. */
+/** Failures worth another attempt: registry or network trouble, Postgres or Redis restarts and lost sessions. */
 export function isTransient(error: unknown): boolean {
-  if (error instanceof TransientAnalysisError) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_NETWORK.has(code));
+  return error instanceof TransientAnalysisError || isStoreUnavailable(error) || (typeof code === 'string' && NETWORK_CODES.has(code));
 }
 
 function waitForAbort(signal: AbortSignal): Promise<never> {
@@ -88,71 +99,119 @@ function written(snapshot: JobSnapshot | null): JobSnapshot {
 export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSignal): Promise<RunOutcome> {
   const { store, logger } = deps;
   const log = logger.child({ jobId });
-  const claim = await store.claim(jobId);
-  if (claim === null) {
-    log.info('job is finished, expired or gone; nothing to run');
-    return 'done';
+  const claimed = await store.claim(jobId, deps.maxAttempts);
+  switch (claimed.kind) {
+    case 'finished':
+      // The worker that committed it may have died before publishing: publish it again.
+      if (claimed.snapshot !== null) await deps.publish(claimed.snapshot);
+      log.info('job is finished, expired or gone; nothing to run');
+      return DONE;
+    case 'exhausted':
+      await deps.publish(claimed.snapshot);
+      deps.observer?.finished('failed', 'execution_failed');
+      log.warn({ attempt: claimed.snapshot.attempt, maxAttempts: deps.maxAttempts }, 'job used up its attempts');
+      return DONE;
+    case 'crashed': {
+      await deps.publish(claimed.snapshot);
+      const delayMs = crashBackoffMs(claimed.snapshot.attempt, deps.crashBackoffMs);
+      log.warn({ attempt: claimed.snapshot.attempt, delayMs }, 'the previous attempt crashed its worker; retrying after a backoff');
+      return { kind: 'delayed', delayMs };
+    }
+    case 'claimed':
+      break;
   }
+  const claim = claimed.claim;
   const { attempt } = claim;
   await deps.publish(claim.snapshot);
   const controller = new AbortController();
   if (stop?.aborted === true) controller.abort(stop.reason);
   stop?.addEventListener('abort', () => controller.abort(stop.reason), { once: true });
+  /** Publishes a committed terminal snapshot (the test hook may hold the worker in between). */
+  const publishTerminal = async (snapshot: JobSnapshot | null): Promise<void> => {
+    const committed = written(snapshot);
+    if (deps.holdPhase === 'terminal') {
+      log.warn({ state: committed.state }, 'TEST_HOLD_PHASE: holding between the terminal commit and its publish');
+      await waitForAbort(stop ?? new AbortController().signal).catch(() => undefined);
+    }
+    await deps.publish(committed);
+  };
   const failWith = async (code: FailureCode): Promise<RunOutcome> => {
-    await deps.publish(written(await store.fail(jobId, attempt, code)));
+    await publishTerminal(await store.fail(jobId, attempt, code));
     deps.observer?.finished('failed', code);
     log.info({ attempt, error: code }, 'job failed');
-    return 'done';
+    return DONE;
   };
 
   try {
-    if (attempt > deps.maxAttempts) {
-      log.warn({ attempt, maxAttempts: deps.maxAttempts }, 'job exceeded its attempts');
-      return await failWith('execution_failed');
-    }
     if (contractMajor(claim.parserContract) !== contractMajor(deps.parserContract)) return await failWith('parser_contract_changed');
     const files = await store.loadInputs(jobId);
     if (files === null) return await failWith('execution_record_unavailable');
     const result = await analyseWithProgress(jobId, attempt, files, claim.format, deps, controller, log);
-    await deps.publish(
-      written(
-        await store.succeed(
-          jobId,
-          attempt,
-          { mediaType: result.mediaType, document: result.document, byteSize: result.byteSize },
-          result.counts,
-        ),
-      ),
+    await publishTerminal(
+      await store.succeed(jobId, attempt, { mediaType: result.mediaType, document: result.document, byteSize: result.byteSize }, result.counts),
     );
     deps.observer?.finished('completed', null);
     log.info({ attempt, bytes: result.byteSize }, 'job succeeded');
-    return 'done';
+    return DONE;
   } catch (error) {
     // An aborted analysis throws the abort reason; the reason says why the attempt stopped.
     const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
     try {
       if (error instanceof FencedOut || reason instanceof FencedOut) {
         log.warn({ attempt }, 'another attempt took the job over; this attempt stops without writing');
-        return 'done';
+        return DONE;
       }
       if (error instanceof ShutdownRequested || reason instanceof ShutdownRequested) {
-        await deps.publish(written(await store.requeue(jobId, attempt)));
-        log.info({ attempt }, 'job released for another worker (shutdown)');
-        return 'released';
+        await deps.publish(written(await store.release(jobId, attempt)));
+        log.info({ attempt, attemptCounted: false }, 'job released for another worker (shutdown)');
+        return { kind: 'released' };
       }
       if (error instanceof AnalysisError) return await failWith(error.code);
+      if (isStoreUnavailable(error) || isStoreUnavailable(reason)) {
+        // Postgres or Redis went away under the job: the job did not fail, so the attempt is
+        // given back, and the job waits for the store rather than running down its attempts.
+        log.warn({ error: describe(error), attempt }, 'store unavailable; the job is handed back and retried');
+        await deps.publish(written(await whileUnavailable(() => store.release(jobId, attempt))));
+        return { kind: 'delayed', delayMs: STORE_OUTAGE_RETRY_MS };
+      }
       if ((isTransient(error) || isTransient(reason)) && attempt < deps.maxAttempts) {
-        log.warn({ err: error, attempt }, 'transient failure; the job will be retried');
+        log.warn({ error: describe(error), attempt }, 'transient failure; the job will be retried');
         await deps.publish(written(await store.requeue(jobId, attempt)));
-        return 'retry';
+        return { kind: 'retry' };
       }
       log.error({ err: error, attempt }, 'job failed unexpectedly');
       return await failWith('execution_failed');
     } catch (writeError) {
-      if (writeError instanceof FencedOut) return 'done';
+      if (writeError instanceof FencedOut) return DONE;
       throw writeError;
     }
   }
+}
+
+/** How long a job handed back because of a store outage waits before it runs again. */
+const STORE_OUTAGE_RETRY_MS = 2_000;
+/** How long the hand-back write itself keeps trying while the store is down. */
+const HAND_BACK_PATIENCE_MS = 30_000;
+
+/**
+ * Retries a write while the store is unavailable, up to HAND_BACK_PATIENCE_MS: a restart takes
+ * seconds, and a hand-back that never lands would make the next claim see a crash.
+ */
+async function whileUnavailable<T>(write: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isStoreUnavailable(error) || Date.now() - started > HAND_BACK_PATIENCE_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/** A failure worth a log line without its stack (outages repeat; the code and message say it). */
+function describe(error: unknown): { code?: unknown; message: string } {
+  return error instanceof Error ? { code: (error as { code?: unknown }).code, message: error.message } : { message: String(error) };
 }
 
 async function analyseWithProgress(

@@ -1,8 +1,8 @@
-import { and, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { lockfileJobInputs, lockfileJobResults, lockfileJobs } from '../db/schema/index.js';
 import type { FailureCode, InputFile, OutputFormat, ProgressCounts } from '../sbom/types.js';
-import { toSnapshot, type JobPhase, type JobSnapshot } from './snapshot.js';
+import { isTerminal, toSnapshot, type JobPhase, type JobSnapshot } from './snapshot.js';
 
 export interface NewJob {
   readonly accountId: string;
@@ -19,6 +19,11 @@ export type CreateOutcome =
   | { readonly kind: 'created'; readonly snapshot: JobSnapshot }
   | { readonly kind: 'existing'; readonly snapshot: JobSnapshot }
   | { readonly kind: 'conflict' };
+
+export type ClaimOutcome =
+  | { readonly kind: 'claimed'; readonly claim: Claim }
+  | { readonly kind: 'crashed' | 'exhausted'; readonly snapshot: JobSnapshot }
+  | { readonly kind: 'finished'; readonly snapshot: JobSnapshot | null };
 
 /** What a worker holds after claiming a job: its fencing token is `attempt`. */
 export interface Claim {
@@ -114,8 +119,19 @@ export class JobStore {
     return row ? toSnapshot(row) : null;
   }
 
-  /** Takes the job for a new attempt; null when it is finished, expired or gone. */
-  async claim(id: string): Promise<Claim | null> {
+  /**
+   * Takes the job for a new attempt (attempt + 1), never past `maxAttempts`:
+   * - `claimed`: the job was queued; this worker holds the new attempt.
+   * - `crashed`: the job was still `running`, so the worker of that attempt died (or lost its
+   *   queue lock). The attempt counts; the job goes back to `queued` and the caller retries it
+   *   after a backoff, so a job that kills its workers is not taken first by each fresh one.
+   * - `exhausted`: no attempt is left; the job is failed with `execution_failed` (attempt
+   *   unchanged, so no snapshot ever shows more attempts than allowed).
+   * - `finished`: terminal (the snapshot, to publish again: its first publish may have been
+   *   lost with the worker that committed it), or null when expired or gone.
+   */
+  async claim(id: string, maxAttempts: number): Promise<ClaimOutcome> {
+    const open = and(eq(lockfileJobs.id, id), notExpired);
     const [row] = await this.db
       .update(lockfileJobs)
       .set({
@@ -125,15 +141,27 @@ export class JobStore {
         phase: 'resolving',
         startedAt: sql`coalesce(${lockfileJobs.startedAt}, now())`,
       })
-      .where(and(eq(lockfileJobs.id, id), inArray(lockfileJobs.state, ['queued', 'running']), notExpired))
+      .where(and(open, eq(lockfileJobs.state, 'queued'), lt(lockfileJobs.attempt, maxAttempts)))
       .returning({ ...snapshotColumns, parserContract: lockfileJobs.parserContract });
-    if (!row) return null;
-    return {
-      snapshot: toSnapshot(row),
-      attempt: row.attempt,
-      format: row.format as OutputFormat,
-      parserContract: row.parserContract,
-    };
+    if (row) {
+      const claim = { snapshot: toSnapshot(row), attempt: row.attempt, format: row.format as OutputFormat, parserContract: row.parserContract };
+      return { kind: 'claimed', claim };
+    }
+    const [exhausted] = await this.db
+      .update(lockfileJobs)
+      .set({ ...bump, state: 'failed', phase: 'failed', error: 'execution_failed', finishedAt: sql`now()` })
+      .where(and(open, inArray(lockfileJobs.state, ['queued', 'running']), gte(lockfileJobs.attempt, maxAttempts)))
+      .returning(snapshotColumns);
+    if (exhausted) return { kind: 'exhausted', snapshot: toSnapshot(exhausted) };
+    const [crashed] = await this.db
+      .update(lockfileJobs)
+      .set({ ...bump, state: 'queued', phase: 'queued' })
+      .where(and(open, eq(lockfileJobs.state, 'running')))
+      .returning(snapshotColumns);
+    if (crashed) return { kind: 'crashed', snapshot: toSnapshot(crashed) };
+    const [current] = await this.db.select(snapshotColumns).from(lockfileJobs).where(open);
+    const snapshot = current ? toSnapshot(current) : null;
+    return { kind: 'finished', snapshot: snapshot !== null && isTerminal(snapshot.state) ? snapshot : null };
   }
 
   async loadInputs(id: string): Promise<InputFile[] | null> {
@@ -183,6 +211,20 @@ export class JobStore {
     const [row] = await this.db
       .update(lockfileJobs)
       .set({ ...bump, state: 'failed', phase: 'failed', error: code, finishedAt: sql`now()` })
+      .where(this.held(id, attempt))
+      .returning(snapshotColumns);
+    return row ? toSnapshot(row) : null;
+  }
+
+  /**
+   * Hands the job back at shutdown: it did not fail, so the attempt is given back too (the next
+   * claim takes the same number again). Reusing the number is safe: the releasing worker writes
+   * nothing after this, and any other worker that took over meanwhile holds a higher attempt.
+   */
+  async release(id: string, attempt: number): Promise<JobSnapshot | null> {
+    const [row] = await this.db
+      .update(lockfileJobs)
+      .set({ ...bump, state: 'queued', phase: 'queued', attempt: sql`${lockfileJobs.attempt} - 1` })
       .where(this.held(id, attempt))
       .returning(snapshotColumns);
     return row ? toSnapshot(row) : null;

@@ -13,7 +13,7 @@ import { onShutdownSignals } from './signals.js';
 export async function runApi(config: Config, logger: Logger): Promise<void> {
   await checkRedis(config.redisUrl);
   await runMigrations(config.databaseUrl);
-  const database = connectDatabase(config.databaseUrl, { applicationName: 'pkgscope-api' });
+  const database = connectDatabase(config.databaseUrl, { applicationName: 'pkgscope-api', logger });
   if (config.authBootstrapToken !== null) {
     await ensureBootstrapToken(database.db, config.authBootstrapToken);
     logger.info('bootstrap token ensured for account "default"');

@@ -20,6 +20,7 @@ import { inventoryChannel, waitForInventory } from '../inventory/waiter.js';
 import { createQueue, enqueueInventory, type InventoryJobData, type PreparationQueues, type SbomJobData, type SbomQueue } from '../jobs/queues.js';
 import { JobStore } from '../jobs/store.js';
 import type { Logger } from '../logger.js';
+import { OutageLog } from '../outage-log.js';
 import { closeRedis, createRedis } from '../redis.js';
 import { registryAnalysis, type RegistryAnalysis } from '../registry/analysis.js';
 import { loadNpmOptions, type NpmOptions } from '../registry/npm-options.js';
@@ -69,15 +70,16 @@ export async function createApiServices(
     packageRegistries: config.packageRegistries,
     observer: metrics,
   });
-  const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-api-commands');
-  const subscriber = createRedis(config.redisUrl, 'subscriber', 'pkgscope-api-events');
-  const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix);
+  const outages = new OutageLog(logger);
+  const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-api-commands', logger);
+  const subscriber = createRedis(config.redisUrl, 'subscriber', 'pkgscope-api-events', logger);
+  const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix, outages);
   const hub = new EventHub(subscriber, logger);
   const preparationQueues: PreparationQueues = {
-    inventory: createQueue<InventoryJobData>('inventory', commands, config.redisPrefix),
-    crawl: createQueue<InventoryJobData>('crawl', commands, config.redisPrefix),
+    inventory: createQueue<InventoryJobData>('inventory', commands, config.redisPrefix, outages),
+    crawl: createQueue<InventoryJobData>('crawl', commands, config.redisPrefix, outages),
   };
-  const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix);
+  const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix, outages);
   metrics.watchQueues([sbomQueue, preparationQueues.inventory, preparationQueues.crawl, maintenanceQueue]);
   const inventories = new InventoryStore(database.db);
   const catalog = new InventoryCatalog(inventories);
@@ -160,7 +162,7 @@ export function apiRoutes(config: Config, database: DatabaseHandle, services: Ap
   const opsHere = config.ops.port === null && config.ops.token !== null;
   return {
     publicRoutes: [
-      healthRoutes({ pool: database.pool, pingRedis: () => services.commands.ping() }),
+      healthRoutes({ pool: database.pool, pingRedis: () => services.commands.ping(), onConnectionLost: database.onConnectionLost }),
       openApiRoutes(),
       consoleRoutes(),
       ...(opsHere ? [apiOpsRoutes(config, services)] : []),

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../logger.js';
+import { killGroup } from './child.js';
 
 export interface ChildSpec {
   readonly name: string;
@@ -53,7 +54,10 @@ export class Supervisor {
 
   private spawn(slot: Slot): void {
     slot.restartTimer = null;
-    const child = fork(this.options.script, [...slot.spec.args], { stdio: 'inherit', env: { ...process.env, ...slot.spec.env } });
+    // Its own process group, so the grace deadline (or a second signal) kills it with whatever
+    // it left in its group (git runs in groups of its own, killed at its own deadline); a first
+    // signal still reaches the child alone, which drains.
+    const child = fork(this.options.script, [...slot.spec.args], { stdio: 'inherit', env: { ...process.env, ...slot.spec.env }, detached: true });
     slot.child = child;
     slot.startedAt = Date.now();
     this.options.logger.info({ child: slot.spec.name, childPid: child.pid }, 'child started');
@@ -77,7 +81,7 @@ export class Supervisor {
       if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), this.options.graceMs);
+      const timer = setTimeout(() => killGroup(child), this.options.graceMs);
       await exited;
       clearTimeout(timer);
     });
@@ -89,7 +93,7 @@ export class Supervisor {
     this.stopping = true;
     for (const slot of this.slots) {
       if (slot.restartTimer) clearTimeout(slot.restartTimer);
-      slot.child?.kill('SIGKILL');
+      if (slot.child) killGroup(slot.child);
     }
   }
 

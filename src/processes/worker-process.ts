@@ -12,7 +12,7 @@ import { onShutdownSignals } from './signals.js';
 export async function runWorker(config: Config, logger: Logger): Promise<void> {
   await checkRedis(config.redisUrl);
   await runMigrations(config.databaseUrl);
-  const database = connectDatabase(config.databaseUrl, { applicationName: 'pkgscope-worker' });
+  const database = connectDatabase(config.databaseUrl, { applicationName: 'pkgscope-worker', logger });
   const workers = await startWorkers({ config, database, logger });
   // Workers expose their metrics on their own ops port; the queue dashboard lives on the API's.
   const ops = await startOpsServer(config, database, logger, opsRoutes({ metrics: workers.metrics, queues: [], token: config.ops.token, queuesWritable: false }));

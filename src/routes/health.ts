@@ -14,6 +14,31 @@ export interface HealthDeps {
   readonly pool: pg.Pool;
   /** Answers when Redis does; absent in processes without Redis. */
   readonly pingRedis?: () => Promise<unknown>;
+  /** Told when a Postgres session is lost, so migrations are checked again on reconnect. */
+  readonly onConnectionLost?: (listener: () => void) => void;
+}
+
+/**
+ * Whether the migrations are current, checked at start-up and again after Postgres was lost
+ * (it may come back restored or replaced), never per probe: a probe is one `SELECT 1`, so CPU
+ * load alone cannot make the API look unready.
+ */
+class MigrationCheck {
+  private known: Promise<boolean> | null = null;
+  constructor(private readonly pool: pg.Pool) {}
+
+  current(): Promise<boolean> {
+    const check = (this.known ??= migrationsCurrent(this.pool));
+    // A failed check (Postgres down) is not remembered: the next probe checks again.
+    check.catch(() => {
+      if (this.known === check) this.known = null;
+    });
+    return check;
+  }
+
+  invalidate(): void {
+    this.known = null;
+  }
 }
 
 async function check(probe: () => Promise<boolean>, timeoutMs = 2_000): Promise<'ok' | 'unavailable'> {
@@ -30,7 +55,11 @@ async function check(probe: () => Promise<boolean>, timeoutMs = 2_000): Promise<
 
 /** `/healthz`: the process is alive. `/readyz`: Postgres and Redis answer and migrations are current. */
 export function healthRoutes(deps: HealthDeps): RoutePlugin {
+  const migrations = new MigrationCheck(deps.pool);
+  deps.onConnectionLost?.(() => migrations.invalidate());
   return async (app: App) => {
+    // Start-up check; a probe arriving before it ends waits for the same one.
+    migrations.current().catch(() => undefined);
     const probe = { tags: ['probes'], 'x-service-cost': { weight: 0, class: 'light' } } as const;
     app.get(
       '/healthz',
@@ -48,13 +77,14 @@ export function healthRoutes(deps: HealthDeps): RoutePlugin {
         },
       },
       async (_request, reply) => {
-      const [postgres, redis, migrations] = await Promise.all([
+      const [postgres, redis] = await Promise.all([
         check(async () => (await deps.pool.query('SELECT 1')).rowCount === 1),
         deps.pingRedis ? check(async () => (await deps.pingRedis?.()) !== undefined) : Promise.resolve('ok' as const),
-        check(() => migrationsCurrent(deps.pool)),
       ]);
-      const ready = postgres === 'ok' && redis === 'ok' && migrations === 'ok';
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks: { postgres, redis, migrations } });
+      if (postgres !== 'ok') migrations.invalidate();
+      const current = postgres === 'ok' ? await check(() => migrations.current()) : ('unavailable' as const);
+      const ready = postgres === 'ok' && redis === 'ok' && current === 'ok';
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks: { postgres, redis, migrations: current } });
       },
     );
   };

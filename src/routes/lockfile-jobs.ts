@@ -12,6 +12,7 @@ import { isTerminal, JOB_PHASES, JOB_STATES, jobLocation, JOBS_PATH, type JobSna
 import type { JobStore } from '../jobs/store.js';
 import { parseIdempotencyKey, requestHash } from '../jobs/submission.js';
 import type { Logger } from '../logger.js';
+import { OutageLog } from '../outage-log.js';
 import { PARSER_CONTRACT_VERSION } from '../sbom/contract.js';
 import { FAILURE_CODES, OUTPUT_FORMATS } from '../sbom/types.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
@@ -71,6 +72,7 @@ const IDEMPOTENCY_HEADER = new Set(['idempotency-key']);
 export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
   const { store, queue, hub, config, logger } = deps;
   const redisPrefix = config.redisPrefix;
+  const outages = new OutageLog(logger);
   return async (app: App) => {
     await app.register(multipart, MULTIPART_OPTIONS);
     const path = JOBS_PATH.replace(/^\/v1/, '');
@@ -179,6 +181,10 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
       let lastRevision = -1;
       let early: JobSnapshot[] = [];
       let closed = false;
+      // Whether a snapshot arrived since the last heartbeat: a stream that went quiet re-reads
+      // Postgres, so a snapshot whose publish was lost (its worker died right after the commit)
+      // reaches the client within two heartbeat intervals of the commit.
+      let heard = false;
       let unsubscribe = (): void => undefined;
       const close = (): void => {
         if (closed) return;
@@ -192,6 +198,7 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
           early.push(snapshot);
           return;
         }
+        heard = true;
         // Revisions never go backwards for a client; equal ones (duplicates) are allowed.
         if (snapshot.revision < lastRevision) return;
         lastRevision = snapshot.revision;
@@ -199,13 +206,20 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
         writer.send(SseWriter.frame('snapshot', String(snapshot.revision), JSON.stringify(snapshot)), final);
         if (final) close();
       };
+      let rereading = false;
       const reread = async (): Promise<void> => {
+        if (rereading || closed) return;
+        rereading = true;
         try {
           const current = await store.findForOwner(id, accountId);
           if (current === null) close();
-          else deliver(current);
+          else if (current.revision > lastRevision || isTerminal(current.state)) deliver(current);
+          outages.recovered('event-streams');
         } catch (error) {
-          logger.warn({ err: error, jobId: id }, 'event stream could not re-read its snapshot');
+          // Postgres is down: the stream stays open and tries again at the next heartbeat.
+          outages.warn('event-streams', error, 'event stream could not re-read its snapshot');
+        } finally {
+          rereading = false;
         }
       };
       const onMessage = (message: string): void => {
@@ -233,6 +247,10 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
       deps.streams?.opened();
       writer.onClose(() => deps.streams?.closed());
       writer.onClose(close);
+      writer.onHeartbeat(() => {
+        if (!heard) void reread();
+        heard = false;
+      });
       deliver(snapshot);
       const pending = early;
       early = [];

@@ -4,10 +4,13 @@ import { createToken, ensureAccount } from '../../src/accounts/tokens.js';
 import { buildApp, type App } from '../../src/http/app.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { Analyze } from '../../src/jobs/runner.js';
+import { JOBS_PATH, type JobSnapshot } from '../../src/jobs/snapshot.js';
 import { apiAppDeps, createApiServices, type ApiServices } from '../../src/processes/routes.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { testConfig } from './app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { SMALL_NPM } from './fixtures.js';
+import { startPrivateRedis, type PrivateRedis } from './redis-server.js';
 import { anyPackage, startFixtureRegistry, type FixtureRegistry, type FixtureRegistryOptions } from './registry.js';
 
 /** Fast timings for job tests; individual tests override what they exercise. */
@@ -101,4 +104,72 @@ async function deleteRedisKeys(services: ApiServices, prefix: string): Promise<v
     cursor = next;
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
+}
+
+/** Submits the small npm fixture as a job (202 expected). */
+export async function submitJob(h: JobsHarness, token: string, format = 'text'): Promise<JobSnapshot> {
+  const res = await h.app.inject({ method: 'POST', url: JOBS_PATH, headers: { authorization: `Bearer ${token}` }, payload: { format, files: SMALL_NPM() } });
+  if (res.statusCode !== 202) throw new Error(`submit answered ${res.statusCode}: ${res.body}`);
+  return res.json<JobSnapshot>();
+}
+
+/** The environment of a `pkgscope worker` CLI on the harness's database, Redis prefix and registry. */
+export function workerCliEnv(h: JobsHarness, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: h.config.databaseUrl,
+    REDIS_URL: h.config.redisUrl,
+    REDIS_PREFIX: h.config.redisPrefix,
+    JOB_LOCK_MS: '1500',
+    // npm's own configuration, read from the environment like any npmrc setting.
+    npm_config_registry: `${h.registry.url}/`,
+    PROGRESS_INTERVAL_MS: '0',
+    ...extra,
+  };
+}
+
+/** A harness listening for streaming clients, with a token; optionally on a redis-server of its own. */
+export interface StreamingHarness {
+  readonly h: JobsHarness;
+  readonly token: string;
+  readonly base: string;
+  /** Stops the private Redis and starts an empty one on its port (a restart that lost its data). */
+  restartRedis(): Promise<void>;
+  stopRedis(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startStreamingHarness(
+  account: string,
+  env: Record<string, string> = {},
+  options: { privateRedis?: boolean } = {},
+): Promise<StreamingHarness> {
+  let redis: PrivateRedis | null = options.privateRedis === true ? await startPrivateRedis() : null;
+  let h: JobsHarness;
+  try {
+    h = await startJobsHarness(redis === null ? env : { REDIS_URL: redis.url, ...env });
+  } catch (error) {
+    await redis?.stop();
+    throw error;
+  }
+  const token = await h.token(account);
+  const base = await h.listen();
+  const privateRedis = (): PrivateRedis => {
+    if (redis === null) throw new Error('this harness has no private Redis');
+    return redis;
+  };
+  return {
+    h,
+    token,
+    base,
+    stopRedis: () => privateRedis().stop(),
+    restartRedis: async () => {
+      const port = Number(new URL(privateRedis().url).port);
+      await privateRedis().stop();
+      redis = await startPrivateRedis(port);
+    },
+    close: async () => {
+      await h.close();
+      await redis?.stop();
+    },
+  };
 }

@@ -10,10 +10,11 @@ export interface PrivateRedis {
 
 /**
  * A redis-server of the test's own, for tests that flush or stop Redis: the shared one serves
- * other test files running in parallel.
+ * other test files running in parallel. Starting one on the port of a stopped one stands for a
+ * Redis restart that lost its data.
  */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
+export async function startPrivateRedis(port?: number): Promise<PrivateRedis> {
+  port ??= await freePort();
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'notice'],

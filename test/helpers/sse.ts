@@ -97,6 +97,11 @@ export class SseClient {
     return new Promise((resolve) => this.commentWaiters.push(resolve));
   }
 
+  /** Whether the server (or `close`) ended the stream. */
+  isDone(): boolean {
+    return this.done;
+  }
+
   close(): void {
     this.controller.abort();
   }

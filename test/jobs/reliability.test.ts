@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
 import { LogWatcher, spawnCli, stopChild } from '../helpers/cli.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
-import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
+import { startJobsHarness, startStreamingHarness, workerCliEnv, type JobsHarness, type StreamingHarness } from '../helpers/jobs.js';
 import { SseClient } from '../helpers/sse.js';
 
 const JOBS = '/v1/experimental/lockfile-jobs';
@@ -30,16 +29,7 @@ describe('worker crash', () => {
   });
   afterAll(() => h.close());
 
-  const workerEnv = (extra: Record<string, string> = {}) => ({
-    DATABASE_URL: h.config.databaseUrl,
-    REDIS_URL: h.config.redisUrl,
-    REDIS_PREFIX: h.config.redisPrefix,
-    JOB_LOCK_MS: '1500',
-    // npm's own configuration, read from the environment like any npmrc setting.
-    npm_config_registry: `${h.registry.url}/`,
-    PROGRESS_INTERVAL_MS: '0',
-    ...extra,
-  });
+  const workerEnv = (extra: Record<string, string> = {}) => workerCliEnv(h, extra);
 
   it('hands a job held by a kill -9ed worker to another, and fences the old attempt out', async () => {
     const first = spawnCli(['worker'], workerEnv({ TEST_HOLD_PHASE: 'enriching' }));
@@ -79,20 +69,15 @@ describe('worker crash', () => {
 });
 
 describe('Redis loses everything', () => {
-  let redis: PrivateRedis;
+  let s: StreamingHarness;
   let h: JobsHarness;
   let token: string;
   let base: string;
   beforeAll(async () => {
-    redis = await startPrivateRedis();
-    h = await startJobsHarness({ REDIS_URL: redis.url });
-    token = await h.token('flush');
-    base = await h.listen();
+    s = await startStreamingHarness('flush', {}, { privateRedis: true });
+    ({ h, token, base } = s);
   });
-  afterAll(async () => {
-    await h.close();
-    await redis.stop();
-  });
+  afterAll(() => s.close());
 
   it('re-enqueues the job from Postgres after FLUSHALL, and it completes', async () => {
     const job = await submit(h, token);
@@ -147,20 +132,42 @@ describe('graceful worker shutdown', () => {
     expect(stream.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 1 });
   });
 
-  it('hands a job that outlives the grace period back to the queue; another worker finishes it', async () => {
+  it('hands a job that outlives the grace period back to the queue without using an attempt; another worker finishes it', async () => {
     const job = await submit(h, token);
     const stream = new SseClient(`${base}${JOBS}/${job.id}/events`, token);
     const holding = await h.startWorkers({ shutdownGraceMs: 200, testHoldPhase: 'enriching' });
     await stream.waitFor((s) => s.phase === 'enriching');
     await holding.close();
-    const released = await stream.waitFor((s) => s.state === 'queued' && s.attempt === 1);
-    expect(released.phase).toBe('queued');
+    // The hand-back gives the attempt back: the job did not fail.
+    const released = await stream.waitFor((s) => s.state === 'queued' && s.revision > 1);
+    expect(released).toMatchObject({ phase: 'queued', attempt: 0 });
     expect(await h.services.sbomQueue.getJob(job.id).then((j) => j?.getState())).toBe('waiting');
 
     const workers = await h.startWorkers();
     try {
       await stream.ended;
-      expect(stream.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 2 });
+      expect(stream.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 1 });
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it('lets three rolling restarts hand the same job back without failing it', async () => {
+    const job = await submit(h, token);
+    const stream = new SseClient(`${base}${JOBS}/${job.id}/events`, token);
+    let handedBack = -1;
+    for (let round = 1; round <= 3; round++) {
+      const holding = await h.startWorkers({ shutdownGraceMs: 100, testHoldPhase: 'enriching', jobMaxAttempts: 1 });
+      const held = await stream.waitFor((s) => s.phase === 'enriching' && s.revision > handedBack);
+      expect(held.attempt).toBe(1);
+      await holding.close();
+      handedBack = (await stream.waitFor((s) => s.state === 'queued' && s.revision > held.revision)).revision;
+    }
+    const workers = await h.startWorkers({ jobMaxAttempts: 1 });
+    try {
+      await stream.ended;
+      expect(stream.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 1 });
+      expect(Math.max(...stream.snapshots().map((s) => s.attempt))).toBe(1);
     } finally {
       await workers.close();
     }

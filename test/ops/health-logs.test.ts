@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
@@ -11,6 +12,7 @@ import { SMALL_NPM } from '../helpers/fixtures.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { captureLogs } from '../helpers/logs.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
+import { PG_ADMIN_URL } from '../helpers/services.js';
 
 describe('readiness', () => {
   let redis: PrivateRedis;
@@ -48,6 +50,59 @@ describe('readiness', () => {
     const alive = await app.inject({ method: 'GET', url: '/healthz' });
     expect(alive.statusCode).toBe(200);
     expect(alive.json()).toEqual({ status: 'ok' });
+  });
+});
+
+describe('readiness under load', () => {
+  let database: TestDatabase;
+  let app: App;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.drop();
+  });
+
+  it('checks migrations at start-up and after Postgres sessions were lost, never per probe', async () => {
+    const queries: string[] = [];
+    // The pool as readiness sees it, noting each query it sends.
+    const pool = new Proxy(database.pool, {
+      get(target, property, receiver) {
+        if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+        return (text: string, ...rest: unknown[]) => {
+          queries.push(text);
+          return (target.query as (...args: unknown[]) => unknown).call(target, text, ...rest);
+        };
+      },
+    });
+    const migrationQueries = (): number => queries.filter((q) => q.includes('drizzle')).length;
+    app = await buildApp({
+      config: testConfig(database),
+      database,
+      logger: createLogger('silent'),
+      publicRoutes: [healthRoutes({ pool, onConnectionLost: database.onConnectionLost })],
+    });
+    for (let i = 0; i < 10; i++) {
+      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', migrations: 'ok' } });
+    }
+    const atStart = migrationQueries();
+    expect(atStart).toBeGreaterThan(0);
+    expect(queries.filter((q) => q === 'SELECT 1')).toHaveLength(10);
+
+    // Postgres drops the sessions (a restart or failover): the next probe checks migrations again.
+    const lost = new Promise<void>((resolve) => database.onConnectionLost(resolve));
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database.name]);
+    await admin.end();
+    await lost;
+    for (let i = 0; i < 5; i++) {
+      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(200);
+    }
+    expect(migrationQueries()).toBe(2 * atStart);
   });
 });
 

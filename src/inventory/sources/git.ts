@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { killGroup, runGroup } from '../../processes/child.js';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -53,32 +54,20 @@ export class GitError extends Error {
 const FULL_SHA = /^[0-9a-f]{40}$/i;
 const SHORT_SHA = /^[0-9a-f]{4,39}$/i;
 
-/** Runs git without prompts or credential helpers; stdout as bytes. */
-export function git(args: readonly string[], options: { cwd?: string; timeoutMs: number; input?: string }): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [...args], {
-      cwd: options.cwd,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', GCM_INTERACTIVE: 'never', LC_ALL: 'C' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    let err = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(Buffer.concat(out));
-      else reject(new GitError(signal === 'SIGKILL' ? `git ${args[0] ?? ''} timed out` : `git ${args[0] ?? ''} failed`, err, code));
-    });
-    // A command that exits without reading its input closes the pipe: its exit status tells.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input ?? '');
+/**
+ * Runs git without prompts or credential helpers; stdout as bytes. At the deadline git and its
+ * helpers (`git-remote-http`, `index-pack`) are killed as one process group and the call rejects
+ * at once. `http.lowSpeedTime` makes the HTTP helper give up on a silent host by itself too,
+ * should this process die before its timer fires.
+ */
+export async function git(args: readonly string[], options: { cwd?: string; timeoutMs: number; input?: string }): Promise<Buffer> {
+  const stallSeconds = String(Math.max(1, Math.ceil(options.timeoutMs / 1000)));
+  const result = await runGroup('git', ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${stallSeconds}`, ...args], {
+    ...options,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', GCM_INTERACTIVE: 'never', LC_ALL: 'C' },
   });
+  if (result.code === 0) return result.stdout;
+  throw new GitError(result.timedOut ? `git ${args[0] ?? ''} timed out` : `git ${args[0] ?? ''} failed`, result.stderr, result.code);
 }
 
 export function parseLsRemote(text: string): RemoteRefs {
@@ -338,7 +327,8 @@ export class BlobReader {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(repo: string) {
-    this.child = spawn('git', ['-C', repo, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, LC_ALL: 'C' } });
+    // Its own process group, killed whole on close (see processes/child.ts).
+    this.child = spawn('git', ['-C', repo, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, LC_ALL: 'C' }, detached: true });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.chunks.push(chunk);
       this.buffered += chunk.length;
@@ -416,6 +406,6 @@ export class BlobReader {
 
   close(): void {
     this.child.stdin.end();
-    this.child.kill();
+    killGroup(this.child);
   }
 }
