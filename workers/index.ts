@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { DelayedError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config.js';
 import type { DatabaseHandle } from '../src/db/client.js';
@@ -11,7 +11,7 @@ import { InventoryStore } from '../src/inventory/store.js';
 import { inventoryChannel } from '../src/inventory/waiter.js';
 import { publishEvent, snapshotPublisher } from '../src/jobs/events.js';
 import { createQueue, QUEUE_NAMES, type InventoryJobData, type PreparationQueues, type SbomJobData } from '../src/jobs/queues.js';
-import { ShutdownRequested, type Analyze } from '../src/jobs/runner.js';
+import { LockLost, ShutdownRequested, type Analyze } from '../src/jobs/runner.js';
 import { JobStore } from '../src/jobs/store.js';
 import type { Logger } from '../src/logger.js';
 import { OutageLog } from '../src/outage-log.js';
@@ -46,6 +46,9 @@ export interface RunningWorkers {
   /** Stops taking jobs, lets running ones finish within the grace period, then hands them back. */
   close(): Promise<void>;
 }
+
+/** How long a job delivered again while its earlier attempt still ends here waits to be taken up. */
+const REDELIVERY_DELAY_MS = 1_000;
 
 /** Start-up fails unless every queue has exactly one handler. */
 export function checkHandlers(handlers: readonly QueueHandler[]): void {
@@ -144,6 +147,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   checkHandlers(handlers);
 
   const running = new Set<AbortController>();
+  /** The attempt each job id is running in this process, per queue. */
+  const active = new Map<string, AbortController>();
   const connections: Redis[] = [commands];
   const workers = handlers.map((handler) => {
     const connection = createRedis(config.redisUrl, 'blocking', `pkgscope-worker-${handler.queue}`, logger);
@@ -151,12 +156,26 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     const worker = new Worker(
       handler.queue,
       async (job, token) => {
+        const key = `${handler.queue}:${job.id ?? ''}`;
+        const previous = active.get(key);
+        if (previous) {
+          // BullMQ delivered a job again whose earlier attempt still runs here (its lock lapsed
+          // while the process was busy). Two attempts of one job must never overlap in a process:
+          // BullMQ's clean-up of the old one would drop the new one's lock renewal, and the job
+          // would stall again and again. Stop the old attempt (it is fenced out anyway) and take
+          // the job up once it has ended.
+          previous.abort(new LockLost());
+          await job.moveToDelayed(Date.now() + REDELIVERY_DELAY_MS, token);
+          throw new DelayedError();
+        }
         const controller = new AbortController();
         running.add(controller);
+        active.set(key, controller);
         try {
           await handler.process(job, token, controller.signal);
         } finally {
           running.delete(controller);
+          if (active.get(key) === controller) active.delete(key);
         }
       },
       {
@@ -173,6 +192,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     // During a Redis outage (or after a flush: "Missing key for job") every poll fails: one
     // structured warning per interval, not a line per retry.
     worker.on('error', (error) => outages.warn(`worker:${handler.queue}`, error, 'queue worker error'));
+    // An attempt whose lock could not be renewed is no longer ours: stop it before another worker
+    // (or this one, on redelivery) runs the job again.
+    worker.on('lockRenewalFailed', (jobIds) => {
+      for (const id of jobIds) active.get(`${handler.queue}:${id}`)?.abort(new LockLost());
+      logger.warn({ queue: handler.queue, jobIds }, 'queue lock lost; the attempts stop without writing');
+    });
     return worker;
   });
   for (const handler of handlers) await handler.start?.();

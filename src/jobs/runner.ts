@@ -72,6 +72,17 @@ export class ShutdownRequested extends Error {
 /** A write matched no row: another attempt holds the job now. */
 class FencedOut extends Error {}
 
+/**
+ * Abort reason for an attempt whose queue lock lapsed (BullMQ will deliver the job again): like a
+ * fenced-out attempt, it stops without writing anything.
+ */
+export class LockLost extends FencedOut {
+  constructor() {
+    super('the queue lock of this attempt was lost');
+    this.name = 'LockLost';
+  }
+}
+
 /** Failures worth another attempt: registry or network trouble, Postgres or Redis restarts and lost sessions. */
 export function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
