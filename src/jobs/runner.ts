@@ -7,6 +7,7 @@ import {
   TransientAnalysisError,
   type AnalysisResult,
   type FailureCode,
+  type FileProblem,
   type InputFile,
   type OutputFormat,
 } from '../sbom/types.js';
@@ -146,8 +147,8 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
     }
     await deps.publish(committed);
   };
-  const failWith = async (code: FailureCode): Promise<RunOutcome> => {
-    await publishTerminal(await store.fail(jobId, attempt, code));
+  const failWith = async (code: FailureCode, problems: readonly FileProblem[] = []): Promise<RunOutcome> => {
+    await publishTerminal(await store.fail(jobId, attempt, code, problems));
     deps.observer?.finished('failed', code);
     log.info({ attempt, error: code }, 'job failed');
     return DONE;
@@ -177,7 +178,7 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
         log.info({ attempt, attemptCounted: false }, 'job released for another worker (shutdown)');
         return { kind: 'released' };
       }
-      if (error instanceof AnalysisError) return await failWith(error.code);
+      if (error instanceof AnalysisError) return await failWith(error.code, error.problems);
       if (isStoreUnavailable(error) || isStoreUnavailable(reason)) {
         // Postgres or Redis went away under the job: the job did not fail, so the attempt is
         // given back, and the job waits for the store rather than running down its attempts.

@@ -1,7 +1,7 @@
 import { and, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { lockfileJobInputs, lockfileJobResults, lockfileJobs } from '../db/schema/index.js';
-import type { FailureCode, InputFile, OutputFormat, ProgressCounts } from '../sbom/types.js';
+import type { FailureCode, FileProblem, InputFile, OutputFormat, ProgressCounts } from '../sbom/types.js';
 import { isTerminal, toSnapshot, type JobPhase, type JobSnapshot } from './snapshot.js';
 
 export interface NewJob {
@@ -41,7 +41,7 @@ export interface StoredResult {
 export type ResultLookup =
   | { readonly kind: 'missing' }
   | { readonly kind: 'pending' }
-  | { readonly kind: 'failed'; readonly code: FailureCode }
+  | { readonly kind: 'failed'; readonly code: FailureCode; readonly problems: readonly FileProblem[] }
   | { readonly kind: 'ready'; readonly result: StoredResult };
 
 const snapshotColumns = {
@@ -207,10 +207,10 @@ export class JobStore {
     });
   }
 
-  async fail(id: string, attempt: number, code: FailureCode): Promise<JobSnapshot | null> {
+  async fail(id: string, attempt: number, code: FailureCode, problems: readonly FileProblem[] = []): Promise<JobSnapshot | null> {
     const [row] = await this.db
       .update(lockfileJobs)
-      .set({ ...bump, state: 'failed', phase: 'failed', error: code, finishedAt: sql`now()` })
+      .set({ ...bump, state: 'failed', phase: 'failed', error: code, diagnostics: problems.length > 0 ? [...problems] : null, finishedAt: sql`now()` })
       .where(this.held(id, attempt))
       .returning(snapshotColumns);
     return row ? toSnapshot(row) : null;
@@ -249,6 +249,7 @@ export class JobStore {
       .select({
         state: lockfileJobs.state,
         error: lockfileJobs.error,
+        diagnostics: lockfileJobs.diagnostics,
         mediaType: lockfileJobResults.mediaType,
         document: lockfileJobResults.document,
       })
@@ -256,7 +257,7 @@ export class JobStore {
       .leftJoin(lockfileJobResults, eq(lockfileJobResults.jobId, lockfileJobs.id))
       .where(and(eq(lockfileJobs.id, id), eq(lockfileJobs.accountId, accountId), notExpired));
     if (!row) return { kind: 'missing' };
-    if (row.state === 'failed') return { kind: 'failed', code: (row.error ?? 'execution_failed') as FailureCode };
+    if (row.state === 'failed') return { kind: 'failed', code: (row.error ?? 'execution_failed') as FailureCode, problems: row.diagnostics ?? [] };
     if (row.state !== 'succeeded' || row.document === null || row.mediaType === null) return { kind: 'pending' };
     return { kind: 'ready', result: { mediaType: row.mediaType, document: row.document } };
   }

@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import { OutageLog } from '../outage-log.js';
 import { PARSER_CONTRACT_VERSION } from '../sbom/contract.js';
 import { FAILURE_CODES, OUTPUT_FORMATS } from '../sbom/types.js';
+import { diagnosticsOf } from './diagnostics.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
 import { NO_QUERY_PARAMETERS } from '../http/validation.js';
 import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
@@ -154,7 +155,7 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
           throw new ProblemError('ANALYSIS_PENDING', 'The job has not finished; follow its status or events.');
         case 'failed':
           throw new ProblemError('ANALYSIS_FAILED', 'The analysis failed; failure_code tells why.', {
-            extras: { failure_code: lookup.code },
+            extras: { failure_code: lookup.code, diagnostics: diagnosticsOf(lookup.problems) },
           });
         case 'ready':
           // The media type comes from the allow-list fixed at submission; Accept does not choose it.

@@ -64,7 +64,11 @@ describe('failure codes', () => {
         code: 'ANALYSIS_FAILED',
         failure_code: 'no_manifest_evidence',
         detail: 'The analysis failed; failure_code tells why.',
+        // What was wrong, per uploaded file, kept with the failed job.
+        diagnostics: [{ path: 'README.md', reason: 'not_recognised', line: null, column: null, package: null }],
       });
+      // The snapshot itself stays a spec code, with no diagnostics in it.
+      expect(Object.keys(last)).not.toContain('diagnostics');
     } finally {
       await workers.close();
     }

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts.js';
 
-import type { ProgressCounts } from '../../sbom/types.js';
+import type { FileProblem, ProgressCounts } from '../../sbom/types.js';
 
 export interface StoredInputFile {
   readonly path: string;
@@ -24,6 +24,8 @@ export const lockfileJobs = pgTable(
     revision: integer('revision').notNull().default(0),
     counts: jsonb('counts').$type<ProgressCounts>().notNull().default({}),
     error: text('error'),
+    /** With a failure: what was wrong per uploaded file (the result's `diagnostics`). */
+    diagnostics: jsonb('diagnostics').$type<FileProblem[]>(),
     /** Version of the parser contract the job was accepted under (major changes invalidate it). */
     parserContract: text('parser_contract').notNull(),
     idempotencyKey: text('idempotency_key'),

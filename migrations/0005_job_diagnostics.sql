@@ -1,0 +1,1 @@
+ALTER TABLE "lockfile_jobs" ADD COLUMN "diagnostics" jsonb;
