@@ -1,4 +1,5 @@
 import { golangEcosystem } from './golang/index.js';
+import { mavenEcosystem } from './maven/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
 import type { Ecosystem, RegistryEndpoint, RegistryKey } from './types.js';
 
@@ -16,6 +17,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
   return [
     npmEcosystem(options.npm),
     golangEcosystem(options.registries.go ?? null),
+    mavenEcosystem(options.registries.maven ?? null),
   ];
 }
 
