@@ -2,7 +2,7 @@ import { GraphBuilder } from '../builder.js';
 import type { EdgeKind, Inventory, Occurrence } from '../../model.js';
 import { TransientAnalysisError } from '../../types.js';
 import { dirOf, joinDir } from '../golang/build.js';
-import { effectiveModel, isInterpolated, type EffectiveModel, type Gav, type ModelLookup, type PomRef } from './effective.js';
+import { effectiveModel, isInterpolated, type EffectiveModel, type Gav, type PomRef } from './effective.js';
 import type { Pom, PomDependency, PomLicense } from './parse-pom.js';
 import type { MavenRepository } from './registry.js';
 import { resolveGraph, ResolutionLimitError, type MavenScope, type PomSource, type ResolvedGraph } from './resolve.js';

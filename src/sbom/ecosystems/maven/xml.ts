@@ -1,10 +1,11 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 
 /**
  * XML reading for POMs, maven-metadata.xml and Gradle's verification metadata, with
  * fast-xml-parser (entities off: a POM never needs them and they are the classic XML bomb). The
  * parser recurses on nesting, so the depth and the size are bounded before it runs, by one linear
- * scan that never recurses.
+ * scan that never recurses. The parser is lenient (its validator is deprecated): what it accepts
+ * is read defensively, every shape checked before use.
  */
 
 export const MAX_XML_BYTES = 8 * 1024 * 1024;
@@ -80,8 +81,6 @@ export function xmlReader(arrays: readonly string[], attributes = false): XmlRea
     read(text: string, root: string): XmlNode {
       if (text.length > MAX_XML_BYTES) throw new JvmFileError('limit_exceeded', `larger than ${MAX_XML_BYTES} bytes`);
       if (nestingDepth(text) > MAX_XML_DEPTH) throw new JvmFileError('limit_exceeded', `elements nested deeper than ${MAX_XML_DEPTH}`);
-      const valid = XMLValidator.validate(text);
-      if (valid !== true) throw new JvmFileError('malformed', `not well-formed XML: ${valid.err.msg}`, valid.err.line);
       let doc: unknown;
       try {
         doc = parser.parse(text);
