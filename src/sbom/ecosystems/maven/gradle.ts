@@ -125,7 +125,12 @@ function declarations(files: GradleFiles, builder: GraphBuilder): void {
     for (const l of catalog.libraries) libraries.set(accessorOf(l.alias), { name: `${l.group}:${l.artifact}`, version: l.version });
     for (const [alias, members] of catalog.bundles) bundles.set(`bundles.${accessorOf(alias)}`, members.map(accessorOf));
     const used = new Set<string>();
-    for (const s of files.scripts) for (const d of s.dependencies) if (d.catalogRef !== null) used.add(d.catalogRef.toLowerCase());
+    for (const s of files.scripts) {
+      for (const d of s.dependencies) {
+        const ref = d.catalogRef?.toLowerCase();
+        if (ref !== undefined) for (const member of bundles.get(ref) ?? [ref]) used.add(member);
+      }
+    }
     // A catalog whose aliases no uploaded build script names still declares them for the build.
     for (const l of catalog.libraries) {
       if (!used.has(accessorOf(l.alias))) builder.unresolved({ manifest: path, name: `${l.group}:${l.artifact}`, range: l.version, kind: 'libraries', ecosystem: 'maven' });
