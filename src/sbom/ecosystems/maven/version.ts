@@ -14,13 +14,22 @@ type Item = number | string;
 
 function itemsOf(version: string): Item[] {
   const out: Item[] = [];
-  for (const token of version.toLowerCase().match(/\d+|[a-z]+/g) ?? []) {
+  // Bounded: a version from a repository's metadata is someone else's text.
+  for (const token of version.slice(0, 256).toLowerCase().match(/\d+|[a-z]+/g) ?? []) {
     if (/^\d/.test(token)) out.push(Number(token.length > 15 ? token.slice(0, 15) : token));
     else out.push(ALIASES[token] ?? token);
   }
-  // Trailing zeros and release qualifiers do not count: 1.0 == 1 == 1-final.
-  while (out.length > 0 && (out[out.length - 1] === 0 || out[out.length - 1] === '')) out.pop();
-  return out;
+  // Zeros ending a numeric run and release qualifiers do not count: 1.0 == 1 == 1-final, 1.0-alpha == 1-alpha.
+  return out.filter((item, i) => {
+    if (item === '') return false;
+    if (item !== 0) return true;
+    for (let j = i + 1; j < out.length; j++) {
+      const next = out[j];
+      if (typeof next === 'string') return false;
+      if (next !== 0) return true;
+    }
+    return false;
+  });
 }
 
 function qualifierRank(q: string): number {
