@@ -3,7 +3,7 @@ import type { EdgeKind, Inventory, Occurrence } from '../../model.js';
 import { TransientAnalysisError } from '../../types.js';
 import { dirOf, joinDir } from '../golang/build.js';
 import { effectiveModel, isInterpolated, type EffectiveModel, type Gav, type PomRef } from './effective.js';
-import type { Pom, PomDependency, PomLicense } from './parse-pom.js';
+import { licenseText, type Pom, type PomDependency } from './parse-pom.js';
 import type { MavenRepository } from './registry.js';
 import { resolveGraph, ResolutionLimitError, type MavenScope, type PomSource, type ResolvedGraph } from './resolve.js';
 import { isRange } from './version.js';
@@ -39,11 +39,6 @@ export interface MavenBuildOptions {
 
 const gaOf = (g: string | null, a: string): string => `${g ?? ''}:${a}`;
 
-function licenseText(licenses: readonly PomLicense[]): string | null {
-  const names = licenses.map((l) => l.name ?? l.url).filter((n): n is string => n !== null);
-  return names.length <= 1 ? (names[0] ?? null) : `(${names.join(' OR ')})`;
-}
-
 /** Uploaded POMs by path and by coordinates, with the repository behind them when there is one. */
 function lookupOf(files: readonly PomFile[], repository: MavenRepository | null, signal: AbortSignal | undefined): PomSource {
   const byPath = new Map(files.map((f) => [f.path, f]));
@@ -76,8 +71,13 @@ function lookupOf(files: readonly PomFile[], repository: MavenRepository | null,
   };
 }
 
+/** Test, provided and system dependencies are not shipped with the artifact: development only. */
+function notShipped(scope: string): boolean {
+  return scope === 'test' || scope === 'provided' || scope === 'system';
+}
+
 function edgeKind(scope: MavenScope | null, optional: boolean): EdgeKind {
-  if (scope === 'test' || scope === 'provided') return 'dev';
+  if (scope !== null && notShipped(scope)) return 'dev';
   return optional ? 'optional' : 'prod';
 }
 
@@ -113,7 +113,7 @@ function addDeclared(builder: GraphBuilder, m: Module, reactor: ReadonlyMap<stri
       builder.unresolved({ manifest: m.file.path, name, range: d.version ?? '', kind: scope, ecosystem: 'maven' });
       continue;
     }
-    const dev = scope === 'test' || scope === 'provided';
+    const dev = notShipped(scope);
     const key = `${name}:${d.type}:${d.classifier ?? ''}@${d.version}`;
     const existing = builder.get(key);
     const o = existing ?? builder.add(key, { name, version: d.version, source: 'registry', dev, optional: d.optional, facts: facts(d, scope, { maven_resolution: 'declared' }) });
@@ -131,7 +131,7 @@ function addResolved(builder: GraphBuilder, m: Module, graph: ResolvedGraph, rea
       byKey.set(a.key, module);
       continue;
     }
-    const dev = a.scope === 'test' || a.scope === 'provided';
+    const dev = notShipped(a.scope);
     const key = `${name}:${a.type}:${a.classifier ?? ''}@${a.version}`;
     const existing = builder.get(key);
     const o = existing ?? builder.add(key, { name, version: a.version, source: 'registry', dev, optional: a.optional, license: licenseText(a.licenses), facts: facts(a, a.scope) });

@@ -139,3 +139,9 @@ export function parsePom(text: string): Pom {
     }),
   };
 }
+
+/** A POM's licenses as one string: several are offered together, so they read as a choice (OR). */
+export function licenseText(licenses: readonly PomLicense[]): string | null {
+  const names = licenses.map((l) => l.name ?? l.url).filter((n): n is string => n !== null);
+  return names.length <= 1 ? (names[0] ?? null) : `(${names.join(' OR ')})`;
+}

@@ -2,16 +2,16 @@ import type { MetadataClient } from '../../enrich-types.js';
 import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 import { effectiveModel, type Gav, type PomRef } from './effective.js';
-import { parsePom, type PomLicense } from './parse-pom.js';
+import { licenseText, parsePom, type Pom } from './parse-pom.js';
 import { JvmFileError, textsOf, childOf, xmlReader } from './xml.js';
 
 /**
  * A Maven repository (the layout of https://maven.apache.org/repository/layout.html) under the
  * root URL of `PACKAGE_REGISTRIES.maven`: `/<group as dirs>/<artifact>/<version>/<artifact>-<version>.pom`
- * and `/<group as dirs>/<artifact>/maven-metadata.xml`. POM texts are cached per process (a
+ * and `/<group as dirs>/<artifact>/maven-metadata.xml`. POMs are cached per process, parsed (a
  * bounded map of promises, so concurrent analyses share one request): a released POM never changes,
- * and the analysis's metadata cache keeps derived facts (licenses, urls), not the POM texts the
- * resolver needs, so it does not fit. A missing document (404) is null; the HTTP client throws
+ * and the analysis's metadata cache keeps derived facts (licenses, urls), not the POMs the resolver
+ * needs, so it does not fit. A missing document (404) is null; the HTTP client throws
  * TransientAnalysisError on 5xx, 429 and timeouts.
  */
 
@@ -41,38 +41,44 @@ export function parseMavenMetadata(text: string): string[] {
   return textsOf(childOf(metadataReader.read(text, 'metadata'), 'versioning'), 'versions', 'version');
 }
 
-export function mavenRepository(registry: RegistryEndpoint): MavenRepository {
-  const base = registry.base.replace(/\/+$/, '');
-  const texts = new Map<string, Promise<string | null>>();
-  const cached = (url: string, signal?: AbortSignal): Promise<string | null> => {
-    const hit = texts.get(url);
-    if (hit !== undefined) return hit;
-    const p = registry.http.text(url, { signal, accept: 'application/xml, text/xml, */*' });
-    texts.set(url, p);
-    // A failure is not cached: the next analysis asks again.
-    p.catch(() => texts.delete(url));
-    if (texts.size > MAX_CACHED) {
-      const oldest = texts.keys().next().value;
-      if (oldest !== undefined) texts.delete(oldest);
-    }
-    return p;
-  };
-  return {
-    async pom(gav, signal) {
-      const text = await cached(pomUrl(base, gav), signal);
-      return text === null ? null : { pom: parsePom(text), path: null };
-    },
-    async versions(groupId, artifactId, signal) {
-      const text = await cached(metadataUrl(base, groupId, artifactId), signal);
-      return text === null ? null : parseMavenMetadata(text);
-    },
-  };
+/** `p`, or the signal's reason as soon as it aborts (the shared request goes on for others). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return p;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
-function licenseText(licenses: readonly PomLicense[]): string | null {
-  const names = licenses.map((l) => l.name ?? l.url).filter((n): n is string => n !== null);
-  if (names.length <= 1) return names[0] ?? null;
-  return `(${names.join(' OR ')})`;
+export function mavenRepository(registry: RegistryEndpoint): MavenRepository {
+  const base = registry.base.replace(/\/+$/, '');
+  const documents = new Map<string, Promise<unknown>>();
+  /** The parsed document at `url`, shared; a POM that does not parse is cached as the refusal it is. */
+  function cached<T>(url: string, parse: (text: string) => T, signal?: AbortSignal): Promise<T | null> {
+    const hit = documents.get(url) as Promise<T | null> | undefined;
+    if (hit !== undefined) return abortable(hit, signal);
+    // Shared between analyses, so not tied to one analysis's signal (the client has its deadline).
+    const p = registry.http.text(url, { accept: 'application/xml, text/xml, */*' }).then((text) => (text === null ? null : parse(text)));
+    documents.set(url, p);
+    // A transient failure is not cached: the next analysis asks again.
+    p.catch((error: unknown) => {
+      if (!(error instanceof JvmFileError)) documents.delete(url);
+    });
+    if (documents.size > MAX_CACHED) {
+      const oldest = documents.keys().next().value;
+      if (oldest !== undefined) documents.delete(oldest);
+    }
+    return abortable(p, signal);
+  }
+  return {
+    async pom(gav, signal) {
+      const pom = await cached<Pom>(pomUrl(base, gav), parsePom, signal);
+      return pom === null ? null : { pom, path: null };
+    },
+    versions: (groupId, artifactId, signal) => cached(metadataUrl(base, groupId, artifactId), parseMavenMetadata, signal),
+  };
 }
 
 /**

@@ -101,6 +101,7 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
   const direct: string[] = [];
   const queue: Pending[] = root.dependencies.map((dep) => ({ dep, declared: scopeOf(dep.scope), depth: 1, exclusions: dep.exclusions, from: null }));
   let poms = 0;
+  let prefetched = 0;
   for (let head = 0; head < queue.length; head++) {
     limits.signal?.throwIfAborted();
     const node = queue[head];
@@ -168,6 +169,10 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
       const version = managed?.version ?? d.version;
       const child: PomDependency = { ...d, version, exclusions: managed === undefined ? d.exclusions : [...d.exclusions, ...managed.exclusions] };
       queue.push({ dep: child, declared, depth: node.depth + 1, exclusions: [...below, ...child.exclusions], from: artifact });
+      // Ask for the POMs of the next level now, in parallel; the walk reads them in order later.
+      if (version !== null && isInterpolated(version) && !isRange(version) && !artifacts.has(managementKey(child)) && prefetched++ < limits.maxPoms) {
+        source.pom({ groupId: child.groupId, artifactId: child.artifactId, version }).catch(() => undefined);
+      }
     }
   }
   widenScopes(artifacts, incoming);
