@@ -1,6 +1,6 @@
 import { GraphBuilder } from '../builder.js';
 import type { Inventory, Occurrence } from '../../model.js';
-import { dirOf } from '../golang/build.js';
+import { dirOf } from '../paths.js';
 import { projectDir, type BuildDependency, type GradleSettings } from './gradle-build.js';
 import { strongestScope, type GradleLock } from './parse-gradle-lock.js';
 import { accessorOf, type VersionCatalog } from './parse-version-catalog.js';
@@ -165,7 +165,10 @@ export function buildGradle(files: GradleFiles): Inventory {
     for (const s of files.scripts) builder.covers(s.path, dirOf(s.path) === '' ? 'root' : 'workspace');
     const unlocked = files.scripts.filter((s) => !files.locks.some((l) => lockProjectDir(l.path) === dirOf(s.path)));
     if (unlocked.length > 0) builder.notice(`no lockfile was uploaded for ${unlocked.map((s) => s.path).slice(0, 10).join(', ')}: their dependencies are not listed`);
-    return builder.finish({ kind: 'gradle.lockfile', version: null, scopes: 'recorded' });
+    const inventory = builder.finish({ kind: 'gradle.lockfile', version: null, scopes: 'recorded' });
+    // One record per lockfile of the build (the builder records the first for all of them).
+    inventory.lockfiles.splice(0, inventory.lockfiles.length, ...files.locks.map((l) => ({ path: l.path, kind: 'gradle.lockfile', version: null, entries: l.lock.modules.length })));
+    return inventory;
   }
   fromVerification(files, builder, roots.get(files.settings[0] === undefined ? '' : dirOf(files.settings[0].path)) ?? roots.values().next().value, hashes);
   declarations(files, builder);

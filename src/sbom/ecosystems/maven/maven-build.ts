@@ -1,7 +1,7 @@
 import { GraphBuilder } from '../builder.js';
 import type { EdgeKind, Inventory, Occurrence } from '../../model.js';
 import { TransientAnalysisError } from '../../types.js';
-import { dirOf, joinDir } from '../golang/build.js';
+import { dirOf, joinDir } from '../paths.js';
 import { effectiveModel, isInterpolated, type EffectiveModel, type Gav, type PomRef } from './effective.js';
 import { licenseText, type Pom, type PomDependency } from './parse-pom.js';
 import type { MavenRepository } from './registry.js';
@@ -157,10 +157,16 @@ function addResolved(builder: GraphBuilder, m: Module, graph: ResolvedGraph, rea
 
 type Failure = { readonly outcome: 'resolution_failed' | 'resolution_timeout'; readonly detail: string };
 
-async function resolveModule(m: Module, files: readonly PomFile[], options: MavenBuildOptions & { repository: MavenRepository }): Promise<ResolvedGraph | Failure> {
-  const deadline = AbortSignal.timeout(options.deadlineMs);
+interface Online {
+  readonly repository: MavenRepository;
+  /** One deadline for the whole reactor: RESOLUTION_TIMEOUT_MS bounds the analysis, not each module. */
+  readonly deadline: AbortSignal;
+}
+
+async function resolveModule(m: Module, files: readonly PomFile[], options: MavenBuildOptions, online: Online): Promise<ResolvedGraph | Failure> {
+  const { deadline } = online;
   const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
-  const source = lookupOf(files, options.repository, signal);
+  const source = lookupOf(files, online.repository, signal);
   try {
     const model = await effectiveModel({ pom: m.file.pom, path: m.file.path }, source);
     if (model.missing.length > 0) return { outcome: 'resolution_failed', detail: `${model.missing.join(', ')} could not be found in the repository` };
@@ -172,6 +178,18 @@ async function resolveModule(m: Module, files: readonly PomFile[], options: Mave
     if (error instanceof TransientAnalysisError) return { outcome: 'resolution_failed', detail: 'the Maven repository could not be reached' };
     if (error instanceof ResolutionLimitError) return { outcome: 'resolution_failed', detail: error.message };
     throw error;
+  }
+}
+
+/** `<modules>` naming a directory whose pom.xml was not uploaded: that module is not in the inventory. */
+function moduleNotices(files: readonly PomFile[], builder: GraphBuilder): void {
+  const paths = new Set(files.map((f) => f.path));
+  for (const f of files) {
+    const missing = f.pom.modules.filter((m) => {
+      const path = joinDir(dirOf(f.path), m);
+      return !paths.has(path.endsWith('.xml') ? path : path === '' ? 'pom.xml' : `${path}/pom.xml`);
+    });
+    if (missing.length > 0) builder.notice(`${f.path} lists module(s) whose POM was not uploaded, so they are not in the inventory: ${missing.slice(0, 10).join(', ')}`);
   }
 }
 
@@ -195,13 +213,15 @@ export async function buildMaven(files: readonly PomFile[], options: MavenBuildO
     reactor.set(root.name, root);
     modules.push({ file, root, model });
   }
+  moduleNotices(files, builder);
+  const online = options.repository === null ? null : { repository: options.repository, deadline: AbortSignal.timeout(options.deadlineMs) };
   for (const m of modules) {
     options.signal?.throwIfAborted();
     const role = m.file === top ? 'root' : 'workspace';
     const result: ResolvedGraph | Failure =
-      options.repository === null
+      online === null
         ? { outcome: 'resolution_failed', detail: 'no Maven repository is configured; only the declared direct dependencies are listed' }
-        : await resolveModule(m, files, { ...options, repository: options.repository });
+        : await resolveModule(m, files, options, online);
     if ('artifacts' in result) {
       addResolved(builder, m, result, reactor);
       builder.manifest(m.file.path, 'resolved', null, role);

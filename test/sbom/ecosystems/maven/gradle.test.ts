@@ -82,7 +82,10 @@ describe('Gradle lockfiles', () => {
     const result = await buildJvm(files);
     expect(rootsOf(result).map((o) => `${o.name} ${o.installPath || '.'}`)).toEqual(['demo .', 'app app', 'lib lib']);
     expect(new Set(components(result).map((o) => `${o.name}:${o.version ?? ''}`))).toEqual(lockedCoordinates(APP_LOCK, LIB_LOCK));
-    expect(result.inventory.lockfiles.map((l) => `${l.path} ${l.kind} ${l.entries}`)).toEqual([`app/gradle.lockfile gradle.lockfile ${lockedCoordinates(APP_LOCK, LIB_LOCK).size}`]);
+    expect(result.inventory.lockfiles.map((l) => `${l.path} ${l.kind} ${l.entries}`)).toEqual([
+      `app/gradle.lockfile gradle.lockfile ${lockedCoordinates(APP_LOCK).size}`,
+      `lib/gradle.lockfile gradle.lockfile ${lockedCoordinates(LIB_LOCK).size}`,
+    ]);
   });
 
   it('scopes by configuration: main classpaths required, test dev, tool-only unknown (strongest across lockfiles)', async () => {

@@ -79,6 +79,11 @@ describe('Maven POMs offline (no repository)', () => {
     expect(result.inventory.resolutions.map((r) => `${r.manifest} ${r.outcome}`)).toEqual(['pom.xml resolution_failed', 'core/pom.xml resolution_failed', 'extras/pom.xml resolution_failed']);
   });
 
+  it('names a listed module whose POM was not uploaded', async () => {
+    const result = await buildJvm(FILES.slice(0, 2));
+    expect(result.inventory.notices).toContain('pom.xml lists module(s) whose POM was not uploaded, so they are not in the inventory: extras');
+  });
+
   it('makes a dependency on another module an edge between roots, never a component', async () => {
     const result = await buildJvm(FILES);
     const [, core, extras] = rootsOf(result);
