@@ -195,7 +195,8 @@ export async function effectiveModel(start: PomRef, lookup: ModelLookup, options
       missing.push(key);
       continue;
     }
-    if (importing.has(key)) continue;
+    // A BOM importing itself (through others) stops here; so does a chain of imports past the bound.
+    if (importing.has(key) || importing.size >= MAX_PARENT_DEPTH) continue;
     const bom = await lookup.bom({ groupId: imp.groupId, artifactId: imp.artifactId, version: imp.version });
     if (bom === null) {
       missing.push(key);

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { registryHttp } from '../../../../src/registry/http.js';
 import { startMavenRepository, type MavenRepositoryOptions } from '../../../helpers/maven-repository.js';
 import { APP, POMS, VERSIONS } from './fixtures.js';
+import { mavenEcosystem } from '../../../../src/sbom/ecosystems/maven/index.js';
+import { buildThrough } from '../../../helpers/ecosystem.js';
 import { buildJvm, components, scoped } from './helpers.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -52,6 +54,17 @@ describe('Maven resolution against a repository', () => {
     expect(result.inventory.resolutions).toEqual([{ manifest: 'pom.xml', outcome: 'resolved', detail: null }]);
     expect(result.inventory.notices.some((n) => n.includes('org.missing:nopom:1.0 is missing'))).toBe(true);
     expect(result.inventory.declarations).toEqual([]);
+  });
+
+  it('caches POMs per process: a second analysis of the same project sends no request', async () => {
+    const { repo, endpoint } = await repository({ poms: POMS, versions: VERSIONS });
+    const maven = mavenEcosystem(endpoint);
+    const first = await buildThrough(maven, [{ path: 'pom.xml', content: APP }]);
+    const sent = repo.requests.length;
+    expect(sent).toBeGreaterThan(0);
+    const second = await buildThrough(maven, [{ path: 'pom.xml', content: APP }]);
+    expect(repo.requests).toHaveLength(sent);
+    expect(scoped(second)).toEqual(scoped(first));
   });
 
   it('keeps the declarations it can determine, unresolved, when the repository answers 500', async () => {
