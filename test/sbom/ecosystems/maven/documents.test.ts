@@ -70,6 +70,7 @@ describe('JVM documents', () => {
     expect(bom.properties.find((p) => p.name === 'service:completeness')?.value).toBe('partial_manifest_inventory');
     expect(bom.properties.find((p) => p.name === 'service:resolutions')?.value).toContain('resolution_failed');
     expect(bom.properties.find((p) => p.name === 'service:declarations')?.value).toContain('org.m:managed');
+    expect(bom.properties.find((p) => p.name === 'service:notice')?.value).toMatch(/^No lockfile records the dependencies and no manifest was resolved/);
   });
 
   it('renders a Gradle lockfile with maven purls, scopes and no scope for tool configurations', async () => {

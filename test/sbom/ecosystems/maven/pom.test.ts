@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimJvmFile } from '../../../../src/sbom/ecosystems/maven/detect.js';
+import { mavenEcosystem } from '../../../../src/sbom/ecosystems/maven/index.js';
 import { parsePom } from '../../../../src/sbom/ecosystems/maven/parse-pom.js';
 import { deps, pomXml } from '../../../helpers/maven-repository.js';
 import { buildJvm, components, rootsOf, scoped } from './helpers.js';
@@ -103,6 +104,24 @@ describe('Maven POMs offline (no repository)', () => {
     expect(claimJvmFile({ path: 'a/pom.xml', content: '' })?.kind).toBe('maven-pom');
     expect(claimJvmFile({ path: 'lib-1.0.pom', content: PARENT })).toEqual({ kind: 'maven-pom', role: 'manifest', by: 'content' });
     expect(claimJvmFile({ path: 'x.csproj.xml', content: '<Project Sdk="Microsoft.NET.Sdk"></Project>' })).toBeNull();
+  });
+
+  it('keeps type and classifier: two artifacts of one module are two components with qualified purls', async () => {
+    const pom = pomXml(
+      'org.q:q:1',
+      deps(
+        'io.netty:netty-transport-native-epoll:4.1.100.Final',
+        ['io.netty:netty-transport-native-epoll:4.1.100.Final', '<classifier>linux-x86_64</classifier>'],
+        ['org.b:bom-like:2.0', '<type>pom</type>'],
+      ),
+    );
+    const result = await buildJvm([{ path: 'pom.xml', content: pom }]);
+    const eco = mavenEcosystem(null);
+    expect(components(result).map((o) => eco.purl(o))).toEqual([
+      'pkg:maven/io.netty/netty-transport-native-epoll@4.1.100.Final',
+      'pkg:maven/io.netty/netty-transport-native-epoll@4.1.100.Final?classifier=linux-x86_64',
+      'pkg:maven/org.b/bom-like@2.0?type=pom',
+    ]);
   });
 
   it('reports a malformed POM as a problem naming the file', async () => {
