@@ -231,5 +231,7 @@ export async function buildMaven(files: readonly PomFile[], options: MavenBuildO
     }
     options.onManifestDone();
   }
-  return builder.finish(null, 'recorded');
+  // Scopes from the graph as well as Maven's: what only an optional dependency brings is optional
+  // too, and what no shipped path reaches stays development-only.
+  return builder.finish(null, 'graph');
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { registryHttp } from '../../../../src/registry/http.js';
-import { startMavenRepository, type MavenRepositoryOptions } from '../../../helpers/maven-repository.js';
+import { deps, pomXml, startMavenRepository, type MavenRepositoryOptions } from '../../../helpers/maven-repository.js';
 import { APP, POMS, VERSIONS } from './fixtures.js';
 import { mavenEcosystem } from '../../../../src/sbom/ecosystems/maven/index.js';
 import { buildThrough } from '../../../helpers/ecosystem.js';
@@ -54,6 +54,12 @@ describe('Maven resolution against a repository', () => {
     expect(result.inventory.resolutions).toEqual([{ manifest: 'pom.xml', outcome: 'resolved', detail: null }]);
     expect(result.inventory.notices.some((n) => n.includes('org.missing:nopom:1.0 is missing'))).toBe(true);
     expect(result.inventory.declarations).toEqual([]);
+  });
+
+  it('marks what only a direct optional dependency brings as optional too', async () => {
+    const { endpoint } = await repository({ poms: { 'org.o:o:1.0': pomXml('org.o:o:1.0', deps('org.o:o-child:1.0')), 'org.o:o-child:1.0': pomXml('org.o:o-child:1.0') } });
+    const project = pomXml('com.acme:opt:1', deps(['org.o:o:1.0', '<optional>true</optional>']));
+    expect(scoped(await buildJvm([{ path: 'pom.xml', content: project }], endpoint))).toEqual(['org.o:o-child:1.0 optional', 'org.o:o:1.0 optional']);
   });
 
   it('caches POMs per process: a second analysis of the same project sends no request', async () => {
