@@ -4,7 +4,7 @@ import { dirOf } from '../paths.js';
 import { projectDir, type BuildDependency, type GradleSettings } from './gradle-build.js';
 import { strongestScope, type GradleLock } from './parse-gradle-lock.js';
 import { accessorOf, type VersionCatalog } from './parse-version-catalog.js';
-import { integrityOf, mainArtifact, type VerifiedComponent } from './parse-verification-metadata.js';
+import { integrityOf, isMetadataOnly, mainArtifact, type VerifiedComponent } from './parse-verification-metadata.js';
 
 /**
  * One Gradle build of the upload as one inventory: every project (the directory of a lockfile or
@@ -17,7 +17,7 @@ import { integrityOf, mainArtifact, type VerifiedComponent } from './parse-verif
  * - verification-metadata.xml gives hashes (SHA-256/512 of the module's own jar, else its POM) to
  *   the matching components. It lists every artifact Gradle verified, plugins and parent POMs
  *   included, so its components become components only when the build has no lockfile, with no
- *   scope stated, and never those with only a POM (parents and BOMs, not dependencies).
+ *   scope stated, and never those with only a POM or module metadata (parents, BOMs, platforms).
  * - Without a lockfile, build scripts' literal coordinates and catalog references are declarations
  *   (`service:declarations`), and the build script is recorded as unresolved: a Gradle build is
  *   never run here.
@@ -105,7 +105,7 @@ function fromVerification(files: GradleFiles, builder: GraphBuilder, root: Occur
   let parents = 0;
   for (const v of files.verifications) {
     for (const c of v.components) {
-      if (!c.artifacts.some((a) => !a.name.endsWith('.pom'))) {
+      if (isMetadataOnly(c)) {
         parents++;
         continue;
       }
@@ -114,7 +114,7 @@ function fromVerification(files: GradleFiles, builder: GraphBuilder, root: Occur
       o.scopeKnown = false;
       if (root !== undefined) builder.edge(root, o, 'prod', c.version);
     }
-    builder.notice(`${v.path}: no lockfile was uploaded, so the components are what Gradle verified (build tooling included, ${parents} POM-only parents and BOMs left out); which of them ship is unknown`);
+    builder.notice(`${v.path}: no lockfile was uploaded, so the components are what Gradle verified (build tooling included, ${parents} metadata-only parents, BOMs and platforms left out); which of them ship is unknown`);
   }
 }
 

@@ -57,12 +57,20 @@ export function parseVerificationMetadata(text: string): VerifiedComponent[] {
   return out;
 }
 
-/** The component's own artifact (`<name>-<version>.jar`, else the first jar, else the POM). */
+const BINARY = /\.(jar|aar|klib|war)$/;
+const METADATA = /\.(pom|module)$/;
+
+/** Only a POM or Gradle module metadata: a parent, a BOM or a platform, not something on a classpath. */
+export function isMetadataOnly(c: VerifiedComponent): boolean {
+  return c.artifacts.every((a) => METADATA.test(a.name));
+}
+
+/** The component's own artifact (`<name>-<version>.jar` or `.aar`, else its first binary, else the POM). */
 export function mainArtifact(c: VerifiedComponent): VerifiedArtifact | null {
   const stem = `${c.name}-${c.version}`;
   return (
-    c.artifacts.find((a) => a.name === `${stem}.jar`) ??
-    c.artifacts.find((a) => a.name.endsWith('.jar') && !a.name.endsWith('-sources.jar') && !a.name.endsWith('-javadoc.jar')) ??
+    c.artifacts.find((a) => a.name === `${stem}.jar` || a.name === `${stem}.aar`) ??
+    c.artifacts.find((a) => BINARY.test(a.name) && !a.name.endsWith('-sources.jar') && !a.name.endsWith('-javadoc.jar')) ??
     c.artifacts.find((a) => a.name === `${stem}.pom`) ??
     null
   );
