@@ -152,6 +152,7 @@ function addResolved(builder: GraphBuilder, m: Module, graph: ResolvedGraph, rea
       if (to !== undefined && target !== undefined) builder.edge(from, to, edgeKind(target.scope, false));
     }
   }
+  for (const d of graph.undetermined) builder.unresolved({ manifest: m.file.path, name: `${d.groupId}:${d.artifactId}`, range: d.version ?? '', kind: d.scope ?? 'compile', ecosystem: 'maven' });
   for (const n of graph.notices) builder.notice(`${m.file.path}: ${n}`);
 }
 

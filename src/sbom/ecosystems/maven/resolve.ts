@@ -57,6 +57,8 @@ export interface ResolvedGraph {
   readonly artifacts: ReadonlyMap<string, ResolvedArtifact>;
   /** Conflict keys of the project's own dependencies. */
   readonly direct: readonly string[];
+  /** The project's own dependencies no version could be found for (listed as declarations). */
+  readonly undetermined: readonly PomDependency[];
   readonly notices: readonly string[];
 }
 
@@ -99,6 +101,7 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
   const incoming = new Map<string, Incoming[]>();
   const notices: string[] = [];
   const direct: string[] = [];
+  const undetermined: PomDependency[] = [];
   const queue: Pending[] = root.dependencies.map((dep) => ({ dep, declared: scopeOf(dep.scope), depth: 1, exclusions: dep.exclusions, from: null }));
   let poms = 0;
   let prefetched = 0;
@@ -117,7 +120,10 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
       continue;
     }
     const version = await versionOf(dep, source, notices);
-    if (version === null) continue;
+    if (version === null) {
+      if (node.from === null) undetermined.push(dep);
+      continue;
+    }
     const scope = node.from === null ? node.declared : derive(node.from.scope, node.declared);
     if (scope === null) continue;
     const artifact: ResolvedArtifact = {
@@ -176,7 +182,7 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
     }
   }
   widenScopes(artifacts, incoming);
-  return { artifacts, direct, notices };
+  return { artifacts, direct, undetermined, notices };
 }
 
 async function versionOf(dep: PomDependency, source: PomSource, notices: string[]): Promise<string | null> {

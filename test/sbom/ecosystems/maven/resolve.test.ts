@@ -62,6 +62,15 @@ describe('Maven resolution against a repository', () => {
     expect(scoped(await buildJvm([{ path: 'pom.xml', content: project }], endpoint))).toEqual(['org.o:o-child:1.0 optional', 'org.o:o:1.0 optional']);
   });
 
+  it('lists a direct dependency whose range no release satisfies as a declaration, never a component', async () => {
+    const { endpoint } = await repository({ versions: { 'org.r:r': ['1.0', '1.1'] } });
+    const project = pomXml('com.acme:r:1', deps('org.r:r:[2.0,3.0)'));
+    const result = await buildJvm([{ path: 'pom.xml', content: project }], endpoint);
+    expect(components(result)).toEqual([]);
+    expect(result.inventory.declarations).toEqual([{ manifest: 'pom.xml', name: 'org.r:r', range: '[2.0,3.0)', kind: 'compile', ecosystem: 'maven' }]);
+    expect(result.inventory.notices).toContain('pom.xml: org.r:r: no release in [2.0,3.0)');
+  });
+
   it('caches POMs per process: a second analysis of the same project sends no request', async () => {
     const { repo, endpoint } = await repository({ poms: POMS, versions: VERSIONS });
     const maven = mavenEcosystem(endpoint);
