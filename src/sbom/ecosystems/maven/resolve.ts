@@ -14,7 +14,9 @@ import { JvmFileError } from './xml.js';
  * - scopes propagate per the documentation's table (see `derive`); provided, test and system
  *   dependencies of a dependency are not transitive, nor are optional ones;
  * - exclusions (`*` wildcards too) apply to the whole subtree below the declaration;
- * - the project's dependencyManagement overrides versions and scopes of transitive dependencies;
+ * - the project's dependencyManagement overrides versions and scopes of transitive dependencies
+ *   (a managed scope replaces the derived one; whether a dependency is transitive at all is what
+ *   its own POM declares);
  * - version ranges take the highest matching release in maven-metadata.xml; a plain version is a
  *   soft requirement, used as written;
  * - a winner reached by several paths takes the widest scope among them (Maven's scope selector);
@@ -84,6 +86,8 @@ export function excludedBy(d: Pick<Exclusion, 'groupId' | 'artifactId'>, exclusi
 interface Pending {
   readonly dep: PomDependency;
   readonly declared: MavenScope;
+  /** The project's dependencyManagement scope for it: it replaces the derived one. */
+  readonly managedScope?: MavenScope;
   readonly depth: number;
   readonly exclusions: readonly Exclusion[];
   readonly from: ResolvedArtifact | null;
@@ -102,6 +106,7 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
   const notices: string[] = [];
   const direct: string[] = [];
   const undetermined: PomDependency[] = [];
+  const fixed = new Set<string>();
   const queue: Pending[] = root.dependencies.map((dep) => ({ dep, declared: scopeOf(dep.scope), depth: 1, exclusions: dep.exclusions, from: null }));
   let poms = 0;
   let prefetched = 0;
@@ -124,7 +129,7 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
       if (node.from === null) undetermined.push(dep);
       continue;
     }
-    const scope = node.from === null ? node.declared : derive(node.from.scope, node.declared);
+    const scope = node.from === null ? node.declared : (node.managedScope ?? derive(node.from.scope, node.declared));
     if (scope === null) continue;
     const artifact: ResolvedArtifact = {
       key,
@@ -141,6 +146,8 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
     };
     artifacts.set(key, artifact);
     incoming.set(key, node.from === null ? [] : [{ from: node.from, declared: node.declared }]);
+    // A direct dependency's scope, or one the project manages, is not widened by other paths.
+    if (node.from === null || node.managedScope !== undefined) fixed.add(key);
     if (node.from === null) direct.push(key);
     else node.from.dependencies.push(key);
     // A system dependency is a file on the building machine: no POM, no transitives.
@@ -170,18 +177,20 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
     for (const d of model.dependencies) {
       if (d.optional || excludedBy(d, below)) continue;
       const managed = root.managed.get(managementKey(d));
-      const declared = scopeOf(managed?.scope ?? d.scope);
+      // What the dependency's POM declares decides transitivity; management then sets the scope.
+      const declared = scopeOf(d.scope);
       if (declared !== 'compile' && declared !== 'runtime') continue;
+      const managedScope = managed?.scope === null || managed?.scope === undefined ? undefined : scopeOf(managed.scope);
       const version = managed?.version ?? d.version;
       const child: PomDependency = { ...d, version, exclusions: managed === undefined ? d.exclusions : [...d.exclusions, ...managed.exclusions] };
-      queue.push({ dep: child, declared, depth: node.depth + 1, exclusions: [...below, ...child.exclusions], from: artifact });
+      queue.push({ dep: child, declared, ...(managedScope === undefined ? {} : { managedScope }), depth: node.depth + 1, exclusions: [...below, ...child.exclusions], from: artifact });
       // Ask for the POMs of the next level now, in parallel; the walk reads them in order later.
       if (version !== null && isInterpolated(version) && !isRange(version) && !artifacts.has(managementKey(child)) && prefetched++ < limits.maxPoms) {
         source.pom({ groupId: child.groupId, artifactId: child.artifactId, version }).catch(() => undefined);
       }
     }
   }
-  widenScopes(artifacts, incoming);
+  widenScopes(artifacts, incoming, fixed);
   return { artifacts, direct, undetermined, notices };
 }
 
@@ -200,11 +209,11 @@ async function versionOf(dep: PomDependency, source: PomSource, notices: string[
 }
 
 /** A winner reached by several paths gets the widest scope they give; repeated until nothing changes. */
-function widenScopes(artifacts: ReadonlyMap<string, ResolvedArtifact>, incoming: ReadonlyMap<string, readonly Incoming[]>): void {
+function widenScopes(artifacts: ReadonlyMap<string, ResolvedArtifact>, incoming: ReadonlyMap<string, readonly Incoming[]>, fixed: ReadonlySet<string>): void {
   for (let changed = true, rounds = 0; changed && rounds <= 4 * artifacts.size; rounds++) {
     changed = false;
     for (const a of artifacts.values()) {
-      if (a.depth === 1) continue;
+      if (fixed.has(a.key)) continue;
       for (const { from, declared } of incoming.get(a.key) ?? []) {
         const s = derive(from.scope, declared);
         if (s !== null && WIDTH[s] > WIDTH[a.scope]) {

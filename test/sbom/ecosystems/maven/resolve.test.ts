@@ -71,6 +71,24 @@ describe('Maven resolution against a repository', () => {
     expect(result.inventory.notices).toContain('pom.xml: org.r:r: no release in [2.0,3.0)');
   });
 
+  it('lets the project’s dependencyManagement set a transitive dependency’s scope, not its transitivity', async () => {
+    const { endpoint } = await repository({
+      poms: {
+        'org.k:k:1.0': pomXml('org.k:k:1.0', deps('org.k:servlet-api:3.0', 'org.k:only-test:1.0:test')),
+        'org.k:servlet-api:3.0': pomXml('org.k:servlet-api:3.0'),
+      },
+    });
+    const project = pomXml(
+      'com.acme:m:1',
+      `  <dependencyManagement>
+${deps('org.k:servlet-api:3.0:provided', 'org.k:only-test:1.0:compile')}
+  </dependencyManagement>
+${deps('org.k:k:1.0')}`,
+    );
+    // servlet-api: compile under k, managed to provided → provided (dev); only-test: test in k's POM → not transitive at all.
+    expect(scoped(await buildJvm([{ path: 'pom.xml', content: project }], endpoint))).toEqual(['org.k:k:1.0', 'org.k:servlet-api:3.0 dev']);
+  });
+
   it('caches POMs per process: a second analysis of the same project sends no request', async () => {
     const { repo, endpoint } = await repository({ poms: POMS, versions: VERSIONS });
     const maven = mavenEcosystem(endpoint);
