@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { scanBuildScript, scanSettings } from '../../../../src/sbom/ecosystems/maven/gradle-build.js';
 import { configurationScope } from '../../../../src/sbom/ecosystems/maven/parse-gradle-lock.js';
 import { buildJvm, components, rootsOf, scoped } from './helpers.js';
 
@@ -193,5 +194,33 @@ describe('Gradle builds without a lockfile', () => {
       ].sort(),
     );
     expect(result.inventory.resolutions.map((r) => `${r.manifest} ${r.outcome}`)).toEqual(['build.gradle resolution_failed', 'gradle/libs.versions.toml resolution_failed']);
+  });
+});
+
+describe('build scripts read as text', () => {
+  it('reads the Kotlin DSL’s literal coordinates, platforms and catalog references; nothing computed', () => {
+    const kts = `plugins {
+    id("org.jetbrains.kotlin.jvm") version "2.0.0"
+}
+dependencies {
+    implementation(platform("org.springframework.boot:spring-boot-dependencies:3.3.1"))
+    implementation(libs.androidx.core.ktx)
+    api("com.squareup.okio:okio:3.9.0")
+    implementation(project(":core"))
+    testImplementation(kotlin("test"))
+    implementation("org.x:computed:\${v}")
+    classpath("com.android.tools.build:gradle:8.5.0")
+}
+`;
+    expect(scanBuildScript(kts).map((d) => `${d.line} ${d.configuration} ${d.coordinate ?? `libs.${d.catalogRef ?? ''}`}`)).toEqual([
+      '5 implementation org.springframework.boot:spring-boot-dependencies:3.3.1',
+      '6 implementation libs.androidx.core.ktx',
+      '7 api com.squareup.okio:okio:3.9.0',
+    ]);
+  });
+
+  it('reads settings includes in both DSLs', () => {
+    expect(scanSettings('rootProject.name = "demo"\ninclude(":app", ":lib:core")\n')).toEqual({ rootName: 'demo', includes: ['app', 'lib:core'] });
+    expect(scanSettings("rootProject.name = 'x'\ninclude 'a'\ninclude ':b'\n")).toEqual({ rootName: 'x', includes: ['a', 'b'] });
   });
 });
