@@ -7,6 +7,7 @@ import { licenseText, type Pom, type PomDependency } from './parse-pom.js';
 import type { MavenRepository } from './registry.js';
 import { resolveGraph, ResolutionLimitError, type MavenScope, type PomSource, type ResolvedGraph } from './resolve.js';
 import { isRange } from './version.js';
+import { JvmFileError } from './xml.js';
 
 /**
  * The uploaded POMs as one reactor: every POM is a root (a module, never a dependency; a
@@ -178,6 +179,8 @@ async function resolveModule(m: Module, files: readonly PomFile[], options: Mave
     if (deadline.aborted) return { outcome: 'resolution_timeout', detail: `the repository did not answer within ${options.deadlineMs} ms` };
     if (error instanceof TransientAnalysisError) return { outcome: 'resolution_failed', detail: 'the Maven repository could not be reached' };
     if (error instanceof ResolutionLimitError) return { outcome: 'resolution_failed', detail: error.message };
+    // A parent or BOM the repository serves but this reader refuses (not XML, no artifactId…).
+    if (error instanceof JvmFileError) return { outcome: 'resolution_failed', detail: `a POM from the repository could not be read: ${error.message}` };
     throw error;
   }
 }

@@ -158,13 +158,13 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
     }
     if (++poms > limits.maxPoms) throw new ResolutionLimitError('limit_exceeded', `more than ${limits.maxPoms} POMs would be read`);
     const gav = { groupId: dep.groupId, artifactId: dep.artifactId, version };
-    const pom = await source.pom(gav);
-    if (pom === null) {
-      notices.push(`the POM of ${gav.groupId}:${gav.artifactId}:${version} is missing from the repository: its dependencies are unknown`);
-      continue;
-    }
     let model: EffectiveModel;
     try {
+      const pom = await source.pom(gav);
+      if (pom === null) {
+        notices.push(`the POM of ${gav.groupId}:${gav.artifactId}:${version} is missing from the repository: its dependencies are unknown`);
+        continue;
+      }
       model = await effectiveModel(pom, source);
     } catch (error) {
       if (!(error instanceof JvmFileError)) throw error;
@@ -202,7 +202,14 @@ async function versionOf(dep: PomDependency, source: PomSource, notices: string[
     return null;
   }
   if (!isRange(spec)) return spec;
-  const versions = await source.versions(dep.groupId, dep.artifactId);
+  let versions: readonly string[] | null;
+  try {
+    versions = await source.versions(dep.groupId, dep.artifactId);
+  } catch (error) {
+    if (!(error instanceof JvmFileError)) throw error;
+    notices.push(`${name}: maven-metadata.xml could not be read (${error.message})`);
+    return null;
+  }
   const chosen = versions === null ? null : highestInRange(spec, versions);
   if (chosen === null) notices.push(`${name}: no release in ${spec}${versions === null ? ' (maven-metadata.xml is missing)' : ''}`);
   return chosen;

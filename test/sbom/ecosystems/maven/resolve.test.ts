@@ -89,6 +89,17 @@ ${deps('org.k:k:1.0')}`,
     expect(scoped(await buildJvm([{ path: 'pom.xml', content: project }], endpoint))).toEqual(['org.k:k:1.0', 'org.k:servlet-api:3.0 dev']);
   });
 
+  it('keeps a dependency whose POM the repository serves broken, without its dependencies; a broken parent fails the manifest', async () => {
+    const { endpoint } = await repository({ poms: { 'org.z:z:1.0': '<project><dependencies>' } });
+    const result = await buildJvm([{ path: 'pom.xml', content: pomXml('com.acme:z:1', deps('org.z:z:1.0')) }], endpoint);
+    expect(scoped(result)).toEqual(['org.z:z:1.0']);
+    expect(result.inventory.notices.some((n) => n.startsWith('pom.xml: the POM of org.z:z:1.0 could not be read'))).toBe(true);
+    const child = pomXml('com.acme:c:1', '  <parent><groupId>org.z</groupId><artifactId>z</artifactId><version>1.0</version><relativePath/></parent>');
+    const failed = await buildJvm([{ path: 'pom.xml', content: child }], endpoint);
+    expect(failed.inventory.resolutions[0]?.outcome).toBe('resolution_failed');
+    expect(failed.inventory.resolutions[0]?.detail).toMatch(/^a POM from the repository could not be read/);
+  });
+
   it('caches POMs per process: a second analysis of the same project sends no request', async () => {
     const { repo, endpoint } = await repository({ poms: POMS, versions: VERSIONS });
     const maven = mavenEcosystem(endpoint);
