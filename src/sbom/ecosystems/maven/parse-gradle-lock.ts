@@ -55,14 +55,19 @@ export type ConfigurationScope = 'required' | 'dev' | 'tool';
 
 /**
  * What a configuration says of the modules in it. The main source set's classpaths (and the
- * pre-Gradle-7 `compile`/`runtime`) ship: required. Test source sets' (`test…`, `…Test…`) do not:
- * dev. Everything else resolves for a tool or another source set (annotation processors,
+ * pre-Gradle-7 `compile`/`runtime`) ship: required; so do an Android release variant's
+ * (`releaseRuntimeClasspath`, `freeReleaseCompileClasspath`). Test source sets' (`test…`,
+ * `…Test…`: `integrationTestRuntimeClasspath`, `debugUnitTestCompileClasspath`) and debug variants'
+ * do not: dev. Everything else resolves for a tool or another source set (annotation processors,
  * checkstyle, jmh, xjc, antlr, the buildscript `classpath`…): what ships is unknown, so no scope is
  * stated (the component says which configurations hold it).
  */
 export function configurationScope(conf: string): ConfigurationScope {
   if (['compileClasspath', 'runtimeClasspath', 'compile', 'runtime', 'default', 'apiElements', 'runtimeElements'].includes(conf)) return 'required';
   if (conf.startsWith('test') || /[a-z]Test[A-Z]/.test(conf) || /Test(Compile|Runtime)Classpath$/.test(conf)) return 'dev';
+  const variant = /^(\w+)(Compile|Runtime)Classpath$/.exec(conf)?.[1];
+  if (variant !== undefined && /(^r|R)elease/.test(variant)) return 'required';
+  if (variant !== undefined && /(^d|D)ebug/.test(variant)) return 'dev';
   return 'tool';
 }
 

@@ -114,6 +114,14 @@ describe('Gradle lockfiles', () => {
       'org.slf4j:slf4j-api:2.0.13',
     ]);
     expect(['annotationProcessor', 'jmhCompileClasspath', 'xjc', 'classpath'].map(configurationScope)).toEqual(['tool', 'tool', 'tool', 'tool']);
+    // Android variants: release ships, debug and the variants' tests do not.
+    expect(['releaseRuntimeClasspath', 'freeReleaseCompileClasspath', 'debugRuntimeClasspath', 'releaseUnitTestRuntimeClasspath', 'debugAndroidTestCompileClasspath'].map(configurationScope)).toEqual([
+      'required',
+      'required',
+      'dev',
+      'dev',
+      'dev',
+    ]);
   });
 
   it('takes hashes of the module’s own jar from verification-metadata.xml; verified-only components are not added', async () => {
