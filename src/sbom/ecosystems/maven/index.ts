@@ -31,7 +31,8 @@ export interface MavenEcosystemOptions {
 
 interface Parsed {
   readonly poms: PomFile[];
-  readonly gradle: GradleFiles & { [K in keyof GradleFiles]: GradleFiles[K][number][] };
+  /** Filled while parsing, read as GradleFiles. */
+  readonly gradle: { -readonly [K in keyof GradleFiles]: GradleFiles[K][number][] };
   readonly problems: FileProblem[];
 }
 
