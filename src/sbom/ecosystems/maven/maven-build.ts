@@ -89,6 +89,15 @@ function facts(d: Pick<PomDependency, 'type' | 'classifier'>, scope: string, ext
   return out;
 }
 
+/**
+ * An artifact's key and install path, as Maven prints coordinates: `group:artifact:version`, with
+ * `:type[:classifier]` before the version when not a plain jar.
+ */
+function coordinateOf(name: string, d: Pick<PomDependency, 'type' | 'classifier'>, version: string): string {
+  if (d.classifier !== null) return `${name}:${d.type}:${d.classifier}:${version}`;
+  return d.type === 'jar' ? `${name}:${version}` : `${name}:${d.type}:${version}`;
+}
+
 /** Keeps the strongest scope when several modules declare one artifact: shipped wins over dev. */
 function settle(o: Occurrence, dev: boolean, optional: boolean): void {
   o.dev &&= dev;
@@ -115,7 +124,7 @@ function addDeclared(builder: GraphBuilder, m: Module, reactor: ReadonlyMap<stri
       continue;
     }
     const dev = notShipped(scope);
-    const key = `${name}:${d.type}:${d.classifier ?? ''}@${d.version}`;
+    const key = coordinateOf(name, d, d.version);
     const existing = builder.get(key);
     const o = existing ?? builder.add(key, { name, version: d.version, source: 'registry', dev, optional: d.optional, facts: facts(d, scope, { maven_resolution: 'declared' }) });
     if (existing !== undefined) settle(o, dev, d.optional);
@@ -133,7 +142,7 @@ function addResolved(builder: GraphBuilder, m: Module, graph: ResolvedGraph, rea
       continue;
     }
     const dev = notShipped(a.scope);
-    const key = `${name}:${a.type}:${a.classifier ?? ''}@${a.version}`;
+    const key = coordinateOf(name, a, a.version);
     const existing = builder.get(key);
     const o = existing ?? builder.add(key, { name, version: a.version, source: 'registry', dev, optional: a.optional, license: licenseText(a.licenses), facts: facts(a, a.scope) });
     if (existing !== undefined) settle(o, dev, a.optional);
