@@ -55,7 +55,11 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
     const base = options.packageRegistries?.[key];
     if (base !== undefined) registries[key] = { base, http };
   }
-  const ecosystems = createEcosystems({ npm: { resolver, metadata: npmMetadataClient(fetchOptions) }, registries });
+  const ecosystems = createEcosystems({
+    npm: { resolver, metadata: npmMetadataClient(fetchOptions) },
+    registries,
+    resolutionTimeoutMs: options.resolutionTimeoutMs,
+  });
   const clients = new Map<string, MetadataClient>();
   for (const e of ecosystems) if (e.metadata) clients.set(e.id, observe(e.metadata));
   return {

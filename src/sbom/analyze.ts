@@ -121,7 +121,10 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
     }
   }
   const resolvedAny = inventory.resolutions.some((r) => r.outcome === 'lockfile' || r.outcome === 'resolved');
-  if (!resolvedAny && inventory.lockfiles.length === 0) {
+  // Components beyond the roots are evidence even when no manifest resolved: a Maven POM's direct
+  // dependencies whose exact versions the upload states (the document is then partial).
+  const declaredComponents = inventory.occurrences.length > inventory.roots.length;
+  if (!resolvedAny && inventory.lockfiles.length === 0 && !declaredComponents) {
     const timedOut = inventory.resolutions.length > 0 && inventory.resolutions.every((r) => r.outcome === 'resolution_timeout');
     if (inventory.resolutions.length === 0) {
       throw new AnalysisError('no_manifest_evidence', 'no manifest or lockfile could be read', { problems });

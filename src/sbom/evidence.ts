@@ -36,7 +36,14 @@ export function evidenceOf(inventory: Inventory, failedCoordinates: readonly str
   const graphComplete = unresolved.length === 0 && inventory.declarations.length === 0 && inventory.notices.length === 0;
 
   const sentences: string[] = [];
-  if (basis === 'lockfile_records') sentences.push('Components are the entries recorded in the uploaded lockfiles.');
+  if (basis === 'lockfile_records') {
+    // No lockfile and nothing resolved: the components are what the manifests state exactly (Maven's declared versions).
+    sentences.push(
+      fromLockfiles || inventory.lockfiles.length > 0
+        ? 'Components are the entries recorded in the uploaded lockfiles.'
+        : 'No lockfile records the dependencies and no manifest was resolved: components are only what the uploaded manifests state exactly.',
+    );
+  }
   if (basis === 'manifest_resolution') {
     sentences.push('Components were resolved from the manifests against the registry at analysis time; a later install may differ.');
   }

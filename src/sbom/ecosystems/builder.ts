@@ -1,4 +1,4 @@
-import type { Declaration, EdgeKind, Inventory, ManifestAssociation, Occurrence, OccurrenceSource } from '../model.js';
+import type { Declaration, EdgeKind, Inventory, ManifestAssociation, Occurrence, OccurrenceSource, ResolutionOutcome } from '../model.js';
 import { emptyInventory } from '../model.js';
 import { deriveScopes } from '../scopes.js';
 
@@ -151,6 +151,15 @@ export class GraphBuilder {
   covers(manifest: string, role: ManifestAssociation['role'] = 'root'): void {
     this.inventory.associations.push({ manifest, lockfile: this.lockfile, role });
     this.inventory.resolutions.push({ manifest, outcome: 'lockfile', detail: null });
+  }
+
+  /**
+   * A manifest without a lockfile, resolved against the registry (`resolved`) or not (why, in
+   * `detail`): no lockfile covers it, so its association names none.
+   */
+  manifest(manifest: string, outcome: Exclude<ResolutionOutcome, 'lockfile'>, detail: string | null = null, role: ManifestAssociation['role'] = 'root'): void {
+    this.inventory.associations.push({ manifest, lockfile: null, role });
+    this.inventory.resolutions.push({ manifest, outcome, detail });
   }
 
   /** A requirement that did not become a component. */

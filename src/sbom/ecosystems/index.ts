@@ -1,5 +1,6 @@
 import { cargoEcosystem } from './cargo/index.js';
 import { golangEcosystem } from './golang/index.js';
+import { mavenEcosystem } from './maven/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
 import type { Ecosystem, RegistryEndpoint, RegistryKey } from './types.js';
 
@@ -7,6 +8,8 @@ export interface EcosystemsOptions {
   readonly npm: NpmEcosystemOptions;
   /** Registry access per `PACKAGE_REGISTRIES` key; an absent key leaves that ecosystem offline. */
   readonly registries: Partial<Readonly<Record<RegistryKey, RegistryEndpoint>>>;
+  /** Deadline of resolving manifests without a lockfile (`RESOLUTION_TIMEOUT_MS`). */
+  readonly resolutionTimeoutMs?: number;
 }
 
 /**
@@ -18,6 +21,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     npmEcosystem(options.npm),
     golangEcosystem(options.registries.go ?? null),
     cargoEcosystem(options.registries.crates ?? null),
+    mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs }),
   ];
 }
 

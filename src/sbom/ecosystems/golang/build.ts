@@ -4,6 +4,10 @@ import type { GoMod, Replacement } from './parse-go-mod.js';
 import type { GoSum } from './parse-go-sum.js';
 import type { GoWork } from './parse-go-work.js';
 import { compareGoVersions } from './version.js';
+import { dirOf, joinDir } from '../paths.js';
+
+// Shared with the other ecosystems now; still exported here for Go's own modules.
+export { dirOf, joinDir };
 
 /**
  * The module build list of one main module (a go.mod) or one workspace (a go.work and the go.mod
@@ -47,28 +51,6 @@ export interface ModuleGroup {
   readonly members: readonly ModFile[];
   /** The go.sum / go.work.sum files beside the group's files. */
   readonly sums: readonly SumFile[];
-}
-
-/** Directory of an upload path (`''` at the top). */
-export function dirOf(path: string): string {
-  const cut = path.lastIndexOf('/');
-  return cut === -1 ? '' : path.slice(0, cut);
-}
-
-/**
- * `rel` against directory `dir`, `/`-separated and normalised; may start with `../`. An absolute
- * path (`/srv/x`, `C:\\x`) stays absolute: it names a directory outside the upload.
- */
-export function joinDir(dir: string, rel: string): string {
-  const path = rel.replace(/\\/g, '/');
-  const absolute = /^(\/|[A-Za-z]:)/.exec(path)?.[0] ?? null;
-  const out: string[] = [];
-  for (const seg of (absolute === null ? `${dir}/${path}` : path.slice(absolute.length)).split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop();
-    else out.push(seg);
-  }
-  return absolute === null ? out.join('/') : `${absolute === '/' ? '' : absolute}/${out.join('/')}`;
 }
 
 interface Selected {

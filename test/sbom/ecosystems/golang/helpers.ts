@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { golangEcosystem } from '../../../../src/sbom/ecosystems/golang/index.js';
-import type { ClaimedFile, EcosystemInventory } from '../../../../src/sbom/ecosystems/types.js';
+import type { EcosystemInventory } from '../../../../src/sbom/ecosystems/types.js';
 import type { Occurrence } from '../../../../src/sbom/model.js';
 import type { InputFile } from '../../../../src/sbom/types.js';
+import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 import { FIXTURES } from '../../../helpers/fixtures.js';
 
 export const GO_FIXTURES = join(FIXTURES, 'lockfiles', 'golang');
@@ -24,25 +25,11 @@ export function goFixture(set: string): InputFile[] {
 }
 
 /** Claims and builds files through the ecosystem, as the pipeline does (offline: no metadata). */
-export async function buildGo(files: readonly InputFile[]): Promise<EcosystemInventory> {
-  const eco = golangEcosystem(null);
-  const claimed: ClaimedFile[] = [];
-  for (const f of files) {
-    const claim = eco.claim(f);
-    if (claim) claimed.push({ ...f, ...claim });
-  }
-  return eco.build(claimed, { onManifestDone: () => undefined });
+export function buildGo(files: readonly InputFile[]): Promise<EcosystemInventory> {
+  return buildThrough(golangEcosystem(null), files);
 }
 
-export function components(result: EcosystemInventory): Occurrence[] {
-  const roots = new Set(result.inventory.roots);
-  return result.inventory.occurrences.filter((o) => !roots.has(o.ref));
-}
-
-export function rootsOf(result: EcosystemInventory): Occurrence[] {
-  const roots = new Set(result.inventory.roots);
-  return result.inventory.occurrences.filter((o) => roots.has(o.ref));
-}
+export { components, rootsOf };
 
 export const coordinate = (o: Occurrence): string => `${o.name}@${o.version ?? '-'}`;
 
