@@ -7,7 +7,9 @@ import { dirname, joinPath, type ParseContext, type ParsedLockfile } from './par
 import { parseNpmLock } from './parsers/npm-lock.js';
 import { parsePnpmLock } from './parsers/pnpm-lock.js';
 import { parseYarnLock } from './parsers/yarn-lock.js';
+import { guardParse } from './safe-parse.js';
 import { deriveScopes, rangeMismatches } from './scopes.js';
+import { LimitExceededError } from './types.js';
 
 /** A manifest no lockfile covers, with the workspace members it declares (resolved together). */
 export interface StandaloneProject {
@@ -44,13 +46,18 @@ function manifestsUnder(dir: string, manifests: readonly Manifest[]): Map<string
   return result;
 }
 
+/** Appends without spreading: `push(...items)` passes every item as an argument and overflows past ~100,000. */
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}
+
 function addParsed(inventory: Inventory, parsed: ParsedLockfile, fromLockfile: boolean): void {
   if (!parsed.scopesRecorded) deriveScopes(parsed.occurrences, parsed.roots);
-  inventory.occurrences.push(...parsed.occurrences);
-  inventory.roots.push(...parsed.roots);
-  inventory.notices.push(...parsed.notices);
+  append(inventory.occurrences, parsed.occurrences);
+  append(inventory.roots, parsed.roots);
+  append(inventory.notices, parsed.notices);
   if (fromLockfile) inventory.lockfiles.push(parsed.record);
-  inventory.declarations.push(...parsed.unresolved);
+  append(inventory.declarations, parsed.unresolved);
 }
 
 /**
@@ -74,8 +81,10 @@ export async function buildInventory(
     const dir = dirname(file.path);
     let parsed: ParsedLockfile;
     try {
-      parsed = parseLockfile(file, { path: file.path, dir, manifests: manifestsUnder(dir, manifests) });
+      parsed = guardParse(file.path, () => parseLockfile(file, { path: file.path, dir, manifests: manifestsUnder(dir, manifests) }));
     } catch (error) {
+      // Over a limit fails the analysis (naming file and limit); a merely broken file is skipped with a notice.
+      if (error instanceof LimitExceededError) throw error;
       inventory.notices.push(`${file.path} could not be parsed (${error instanceof Error ? error.message.split('\n')[0] : 'unknown error'})`);
       continue;
     }
@@ -110,7 +119,7 @@ export async function buildInventory(
     if ('failed' in outcome) {
       for (const m of all) {
         inventory.resolutions.push({ ...outcome.failed, manifest: m.path });
-        inventory.declarations.push(...declarationsOf(m));
+        append(inventory.declarations, declarationsOf(m));
       }
     } else {
       for (const m of all) inventory.resolutions.push({ manifest: m.path, outcome: 'resolved', detail: null });
@@ -118,7 +127,7 @@ export async function buildInventory(
     }
     for (let i = 0; i < all.length; i++) onManifestDone();
   }
-  inventory.notices.push(...rangeMismatches(inventory.occurrences));
+  append(inventory.notices, rangeMismatches(inventory.occurrences));
   return inventory;
 }
 

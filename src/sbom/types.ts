@@ -50,13 +50,56 @@ export const FAILURE_CODES = [
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
+/** Why one uploaded file could not be analysed (a code clients may branch on). */
+export type FileProblemReason =
+  | 'syntax'
+  | 'unexpected_structure'
+  | 'too_deep'
+  | 'too_many_entries'
+  | 'too_many_edges'
+  | 'too_many_path_segments'
+  | 'key_too_long'
+  | 'too_many_aliases'
+  | 'analysis_time_limit'
+  | 'analysis_memory_limit';
+
+/** One per-file diagnostic: which file, why, and where in it when known (1-based line/column). */
+export interface FileProblem {
+  readonly path: string;
+  readonly reason: FileProblemReason;
+  readonly line?: number;
+  readonly column?: number;
+  /** The lockfile entry or package it concerns, when there is one. */
+  readonly package?: string;
+  /** The bound that was exceeded, for the limit reasons. */
+  readonly limit?: number;
+}
+
+export interface AnalysisErrorOptions extends ErrorOptions {
+  readonly problems?: readonly FileProblem[];
+}
+
 /** A deterministic failure: retrying the same input gives the same outcome. */
 export class AnalysisError extends Error {
   readonly code: FailureCode;
-  constructor(code: FailureCode, message: string = code, options?: ErrorOptions) {
+  /** The files that caused it, when the failure is about particular files. */
+  readonly problems: readonly FileProblem[];
+  constructor(code: FailureCode, message: string = code, options?: AnalysisErrorOptions) {
     super(message, options);
     this.name = 'AnalysisError';
     this.code = code;
+    this.problems = options?.problems ?? [];
+  }
+}
+
+/**
+ * An input exceeded one of the documented structural or resource limits: the analysis fails as
+ * a whole (it is never skipped like a merely unreadable file), naming the file and the limit.
+ */
+export class LimitExceededError extends AnalysisError {
+  constructor(code: FailureCode, problem: FileProblem, message: string) {
+    super(code, message, { problems: [problem] });
+    this.name = 'LimitExceededError';
   }
 }
 
