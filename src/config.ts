@@ -37,6 +37,13 @@ export interface Config {
   readonly sseHeartbeatMs: number;
   readonly sbomSyncTimeoutMs: number;
   readonly sbomMaxOutputBytes: number;
+  /** The analysis thread pool of each API and worker process (see README, "Hostile input and limits"). */
+  readonly analysis: {
+    readonly threads: number;
+    readonly maxQueue: number;
+    readonly timeLimitMs: number;
+    readonly maxHeapMb: number;
+  };
   readonly resolutionTimeoutMs: number;
   /** Concurrent registry requests per process for metadata enrichment. */
   readonly registryConcurrency: number;
@@ -292,6 +299,12 @@ export function loadConfig(env: Env = process.env): Config {
     sseHeartbeatMs: r.integer('SSE_HEARTBEAT_MS', 15_000, 100, 300_000),
     sbomSyncTimeoutMs: r.integer('SBOM_SYNC_TIMEOUT_MS', 60_000, 100, 600_000),
     sbomMaxOutputBytes: r.integer('SBOM_MAX_OUTPUT_BYTES', 16_777_216, 1_024, 16_777_216),
+    analysis: {
+      threads: r.integer('ANALYSIS_THREADS', 2, 1, 64),
+      maxQueue: r.integer('ANALYSIS_MAX_QUEUE', 64, 0, 100_000),
+      timeLimitMs: r.integer('ANALYSIS_TIME_LIMIT_MS', 30_000, 100, 3_600_000),
+      maxHeapMb: r.integer('ANALYSIS_MAX_HEAP_MB', 512, 64, 65_536),
+    },
     resolutionTimeoutMs: r.integer('RESOLUTION_TIMEOUT_MS', 60_000, 100, 600_000),
     registryConcurrency: r.integer('REGISTRY_CONCURRENCY', 16, 1, 256),
     progressIntervalMs: r.integer('PROGRESS_INTERVAL_MS', 250, 0, 60_000),

@@ -18,9 +18,9 @@ import { closeRedis, createRedis } from '../src/redis.js';
 import { registryAnalysis } from '../src/registry/analysis.js';
 import { loadNpmOptions, type NpmOptions } from '../src/registry/npm-options.js';
 import { PgMetadataCache } from '../src/registry/pg-cache.js';
-import { analyze } from '../src/sbom/analyze.js';
 import { PARSER_CONTRACT_VERSION } from '../src/sbom/contract.js';
 import { Metrics } from '../src/ops/metrics.js';
+import { analysisPoolFor } from '../src/threads/analysis-pool.js';
 import { SERVICE_VERSION } from '../src/version.js';
 import type { QueueHandler } from './handler.js';
 import { crawlHandler } from './crawl.js';
@@ -83,13 +83,15 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     ...(deps.npmOptions ? { npmOptions: deps.npmOptions } : {}),
     observer: metrics,
   });
+  // Analysis runs on threads, so this event loop stays free to renew queue locks meanwhile.
+  const pool = analysisPoolFor(config, logger);
   const handlers: QueueHandler[] = [
     sbomHandler(
       {
         store,
         publish: snapshotPublisher(commands, config.redisPrefix, logger),
         logger,
-        analyze: deps.analyze ?? analyze,
+        analyze: deps.analyze ?? pool.analyze,
         analysis: { maxOutputBytes: config.sbomMaxOutputBytes, registry, resolver },
         maxAttempts: config.jobMaxAttempts,
         parserContract: PARSER_CONTRACT_VERSION,
@@ -188,7 +190,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       }
       for (const handler of handlers) await handler.close?.();
       await Promise.all([sbomQueue.close(), maintenanceQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close()]);
-      await Promise.all(connections.map(closeRedis));
+      await Promise.all([...connections.map(closeRedis), pool.close()]);
     },
   };
 }

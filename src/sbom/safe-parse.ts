@@ -41,7 +41,9 @@ const LIMIT_REASON: Readonly<Record<Exclude<InputLimit, 'maxYamlAliases'>, FileP
 export function limitExceeded(path: string, limit: InputLimit, extra: Omit<FileProblem, 'path' | 'reason' | 'limit'> = {}): LimitExceededError {
   const reason = limit === 'maxYamlAliases' ? 'too_many_aliases' : LIMIT_REASON[limit];
   const bound = INPUT_LIMITS[limit];
-  return new LimitExceededError('execution_failed', { path, reason, limit: bound, ...extra }, `${path}: exceeds ${limit} (${bound})`);
+  return new LimitExceededError('execution_failed', { name: limit, value: bound }, `${path}: exceeds ${limit} (${bound})`, [
+    { path, reason, limit: bound, ...extra },
+  ]);
 }
 
 /** A file that is not valid in its syntax; callers usually report it as unreadable and go on. */

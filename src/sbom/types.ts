@@ -97,9 +97,14 @@ export class AnalysisError extends Error {
  * a whole (it is never skipped like a merely unreadable file), naming the file and the limit.
  */
 export class LimitExceededError extends AnalysisError {
-  constructor(code: FailureCode, problem: FileProblem, message: string) {
-    super(code, message, { problems: [problem] });
+  /** The limit's documented name (an input limit, or the setting of a resource budget). */
+  readonly limit: string;
+  readonly value: number;
+  constructor(code: FailureCode, limit: { name: string; value: number }, message: string, problems: readonly FileProblem[] = []) {
+    super(code, message, { problems });
     this.name = 'LimitExceededError';
+    this.limit = limit.name;
+    this.value = limit.value;
   }
 }
 
