@@ -1,7 +1,7 @@
 import { XMLParser, type X2jOptions } from 'fast-xml-parser';
 import { parse as parseJsoncText, type ParseError } from 'jsonc-parser';
 import { parse as parseTomlText, TomlError } from 'smol-toml';
-import { LineCounter, parseAllDocuments, Parser, YAMLError, type CST } from 'yaml';
+import { Composer, LineCounter, Parser, YAMLError, type CST } from 'yaml';
 import { AnalysisError, LimitExceededError, type FileProblem, type FileProblemReason } from './types.js';
 
 /**
@@ -170,9 +170,9 @@ function checkYamlDepth(path: string, tokens: Iterable<CST.Token>, lines: LineCo
   }
 }
 
-function yamlFailure(path: string, error: YAMLError): AnalysisError {
-  const where = error.linePos?.[0];
-  const position = where ? { line: where.line, column: where.col } : {};
+function yamlFailure(path: string, error: YAMLError, lines: LineCounter): AnalysisError {
+  const where = lines.linePos(error.pos[0]);
+  const position = { line: where.line, column: where.col };
   return syntaxError(path, error.message.split('\n')[0] ?? 'not valid YAML', position, error);
 }
 
@@ -184,16 +184,20 @@ function yamlFailure(path: string, error: YAMLError): AnalysisError {
  */
 export function parseYamlDocuments(path: string, text: string): unknown[] {
   const lines = new LineCounter();
-  checkYamlDepth(path, new Parser(lines.addNewLine).parse(text), lines);
+  // Tokens once (the parser is iterative), depth-checked, then composed: parseAllDocuments' steps.
+  const tokens = Array.from(new Parser(lines.addNewLine).parse(text));
+  checkYamlDepth(path, tokens, lines);
+  // Duplicate keys are not looked for: the library's check scans the map per key (quadratic on
+  // a lockfile's big maps). The last value wins, as with JSON.
+  const composer = new Composer({ merge: false, uniqueKeys: false });
   const out: unknown[] = [];
-  const documents = parseAllDocuments(text, { merge: false, uniqueKeys: true, prettyErrors: true, lineCounter: new LineCounter() });
-  for (const doc of Array.isArray(documents) ? documents : [documents]) {
+  for (const doc of composer.compose(tokens, true, text.length)) {
     const error = doc.errors[0];
-    if (error) throw yamlFailure(path, error);
+    if (error) throw yamlFailure(path, error, lines);
     try {
       out.push(doc.toJS({ maxAliasCount: INPUT_LIMITS.maxYamlAliases }) as unknown);
     } catch (failure) {
-      if (failure instanceof YAMLError) throw yamlFailure(path, failure);
+      if (failure instanceof YAMLError) throw yamlFailure(path, failure, lines);
       // The yaml library signals an over-expanded alias with a ReferenceError and no code.
       if (failure instanceof ReferenceError) throw limitExceeded(path, 'maxYamlAliases');
       throw failure;

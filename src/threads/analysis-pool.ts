@@ -60,8 +60,8 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
       files,
       format,
       maxOutputBytes: deps.maxOutputBytes ?? null,
-      registry: deps.registry != null,
-      resolver: deps.resolver != null,
+      registry: Boolean(deps.registry),
+      resolver: Boolean(deps.resolver),
       checkpoint: deps.checkpoint !== undefined,
       nowMs: deps.now ? deps.now().getTime() : null,
     };

@@ -58,7 +58,11 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
     registry: task.registry ? registry : null,
     resolver: task.resolver ? async (project) => (await call({ method: 'resolve', project })) as StandaloneOutcome : null,
     onProgress: (progress) => post({ type: 'progress', progress }),
-    ...(task.checkpoint ? { checkpoint: async (phase) => void (await call({ method: 'checkpoint', phase })) } : {}),
+    ...(task.checkpoint ? {
+          checkpoint: async (phase) => {
+            await call({ method: 'checkpoint', phase });
+          },
+        } : {}),
     ...(task.maxOutputBytes !== null ? { maxOutputBytes: task.maxOutputBytes } : {}),
     ...(task.nowMs !== null ? { now: () => new Date(task.nowMs ?? 0) } : {}),
   };

@@ -100,7 +100,8 @@ export class BudgetPool<Task extends object, Result> {
       filename,
       execArgv,
       name: 'default',
-      minThreads: 0,
+      // Every thread kept (and a terminated one replaced at once): no run waits for a cold start.
+      minThreads: options.maxThreads,
       maxThreads: options.maxThreads,
       maxQueue: options.maxQueue + 1,
       idleTimeout: 30_000,
@@ -120,11 +121,8 @@ export class BudgetPool<Task extends object, Result> {
     if (this.pool.queueSize >= this.options.maxQueue) throw new PoolSaturated(this.options.name);
     const { port1, port2 } = new MessageChannel();
     const abort = new AbortController();
-    let exceeded: BudgetExceeded | null = null;
-    const runClock = new RunClock(this.options.budgetMs, () => {
-      exceeded = new BudgetExceeded('time', this.options.budgetMs);
-      abort.abort(exceeded);
-    });
+    const over = new BudgetExceeded('time', this.options.budgetMs);
+    const runClock = new RunClock(this.options.budgetMs, () => abort.abort(over));
     const reply = (answer: unknown): void => port1.postMessage(answer);
     port1.on('message', (message: unknown) => {
       if (isClock(message)) runClock.set(message.running);
@@ -137,7 +135,7 @@ export class BudgetPool<Task extends object, Result> {
     try {
       return await this.pool.run({ ...task, port: port2 }, { transferList: [port2], signal: abort.signal });
     } catch (error) {
-      if (exceeded !== null) throw exceeded;
+      if (abort.signal.reason === over) throw over;
       if (outer?.aborted === true) throw outer.reason instanceof Error ? outer.reason : new Error('aborted', { cause: error });
       if ((error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new BudgetExceeded('memory', this.options.maxHeapMb);
       throw error;
