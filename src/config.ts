@@ -98,6 +98,8 @@ export interface CrawlConfig {
   readonly maxDepth: number;
   readonly maxPageBytes: number;
   readonly maxDurationMs: number;
+  /** Time one page's HTML-to-Markdown conversion may take on its thread; a slower page is skipped. */
+  readonly pageTimeLimitMs: number;
   readonly hostConcurrency: number;
   readonly fetchTimeoutMs: number;
 }
@@ -326,6 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxDurationMs: r.integer('SITE_CRAWL_TIMEOUT_MS', 600_000, 1_000, 86_400_000),
       hostConcurrency: r.integer('SITE_HOST_CONCURRENCY', 2, 1, 16),
       fetchTimeoutMs: r.integer('SITE_FETCH_TIMEOUT_MS', 15_000, 100, 120_000),
+      pageTimeLimitMs: r.integer('SITE_PAGE_TIME_LIMIT_MS', 10_000, 100, 600_000),
     },
     ops: {
       port: r.optionalInteger('OPS_PORT', 1, 65534),

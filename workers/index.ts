@@ -21,6 +21,7 @@ import { PgMetadataCache } from '../src/registry/pg-cache.js';
 import { PARSER_CONTRACT_VERSION } from '../src/sbom/contract.js';
 import { Metrics } from '../src/ops/metrics.js';
 import { analysisPoolFor } from '../src/threads/analysis-pool.js';
+import { createPagePool, PageTooHeavy } from '../src/threads/page-pool.js';
 import { SERVICE_VERSION } from '../src/version.js';
 import type { QueueHandler } from './handler.js';
 import { crawlHandler } from './crawl.js';
@@ -85,6 +86,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   });
   // Analysis runs on threads, so this event loop stays free to renew queue locks meanwhile.
   const pool = analysisPoolFor(config, logger);
+  const pages = createPagePool({ threads: config.analysis.threads, budgetMs: config.crawl.pageTimeLimitMs, maxHeapMb: config.analysis.maxHeapMb });
   const handlers: QueueHandler[] = [
     sbomHandler(
       {
@@ -133,7 +135,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         notify,
         maxAttempts: config.jobMaxAttempts,
         hosts: new HostLimiter(config.crawl.hostConcurrency),
-        close: () => fetcher.close(),
+        parsePage: (body, contentType, url) => pages.parse(body, contentType, url),
+        isTooHeavy: (error) => error instanceof PageTooHeavy,
+        close: async () => {
+          await fetcher.close();
+          await pages.close();
+        },
       },
       logger,
     ),

@@ -93,6 +93,8 @@ class RunClock {
 
 export class BudgetPool<Task extends object, Result> {
   private readonly pool: Piscina<Task & { port: MessagePort }, Result>;
+  /** Runs running or waiting for a thread. */
+  private inFlight = 0;
 
   constructor(private readonly options: BudgetPoolOptions) {
     const { filename, execArgv } = workerFile(options.worker);
@@ -103,7 +105,7 @@ export class BudgetPool<Task extends object, Result> {
       // Every thread kept (and a terminated one replaced at once): no run waits for a cold start.
       minThreads: options.maxThreads,
       maxThreads: options.maxThreads,
-      maxQueue: options.maxQueue + 1,
+      maxQueue: options.maxQueue + options.maxThreads,
       idleTimeout: 30_000,
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
     });
@@ -117,8 +119,9 @@ export class BudgetPool<Task extends object, Result> {
     task: Task,
     handlers: { onMessage?: (message: unknown, reply: (answer: unknown) => void) => void; signal?: AbortSignal },
   ): Promise<Result> {
-    // Checked here rather than by piscina, whose refusal carries no code to tell it apart.
-    if (this.pool.queueSize >= this.options.maxQueue) throw new PoolSaturated(this.options.name);
+    // Counted here rather than by piscina, whose refusal carries no code to tell it apart.
+    if (this.inFlight >= this.options.maxThreads + this.options.maxQueue) throw new PoolSaturated(this.options.name);
+    this.inFlight++;
     const { port1, port2 } = new MessageChannel();
     const abort = new AbortController();
     const over = new BudgetExceeded('time', this.options.budgetMs);
@@ -140,6 +143,7 @@ export class BudgetPool<Task extends object, Result> {
       if ((error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new BudgetExceeded('memory', this.options.maxHeapMb);
       throw error;
     } finally {
+      this.inFlight--;
       runClock.stop();
       outer?.removeEventListener('abort', forward);
       port1.close();
