@@ -23,6 +23,8 @@ export const INPUT_LIMITS = {
   maxPathSegments: 256,
   /** Characters of one key (entry key, install path, descriptor). */
   maxKeyLength: 4_096,
+  /** Characters of one line in line-oriented formats (YAML, yarn.lock…); not JSON, which may be one line. */
+  maxLineLength: 65_536,
   /** YAML alias expansions per document (the yaml library's own default). */
   maxYamlAliases: 100,
 } as const;
@@ -35,6 +37,7 @@ const LIMIT_REASON: Readonly<Record<Exclude<InputLimit, 'maxYamlAliases'>, FileP
   maxEdgesPerEntry: 'too_many_edges',
   maxPathSegments: 'too_many_path_segments',
   maxKeyLength: 'key_too_long',
+  maxLineLength: 'line_too_long',
 };
 
 /** The failure for a file over one of the limits. */
@@ -124,7 +127,7 @@ export function parseJsonc(path: string, text: string): unknown {
 /**
  * Nesting by indentation (yarn.lock, Gemfile.lock and other indented formats whose parsers
  * recurse per level): a stack of open indents, linear in the text. Blank and comment lines
- * do not count.
+ * do not count. Line lengths are bounded on the way (maxLineLength).
  */
 export function checkIndentationDepth(path: string, text: string): void {
   const open: number[] = [];
@@ -133,6 +136,7 @@ export function checkIndentationDepth(path: string, text: string): void {
     const end = text.indexOf('\n', start);
     const stop = end === -1 ? text.length : end;
     line++;
+    if (stop - start > INPUT_LIMITS.maxLineLength) throw limitExceeded(path, 'maxLineLength', { line });
     let indent = start;
     while (indent < stop && (text.charCodeAt(indent) === 32 || text.charCodeAt(indent) === 9)) indent++;
     const first = text.charCodeAt(indent);
@@ -183,6 +187,12 @@ function yamlFailure(path: string, error: YAMLError, lines: LineCounter): Analys
  * multiply anything either.
  */
 export function parseYamlDocuments(path: string, text: string): unknown[] {
+  // Flow brackets first: the yaml library's own parser takes seconds on a run of 100,000 `[`.
+  // Quotes are tracked as in JSON, so at worst a bracket inside a string counts too (a file
+  // would need 128 unbalanced ones to be refused).
+  checkBracketDepth(path, text, false);
+  // Long lines next: the yaml library spends seconds on a line of 300,000 quotes.
+  checkIndentationDepth(path, text);
   const lines = new LineCounter();
   // Tokens once (the parser is iterative), depth-checked, then composed: parseAllDocuments' steps.
   const tokens = Array.from(new Parser(lines.addNewLine).parse(text));

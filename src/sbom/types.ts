@@ -59,6 +59,7 @@ export type FileProblemReason =
   | 'too_many_edges'
   | 'too_many_path_segments'
   | 'key_too_long'
+  | 'line_too_long'
   | 'too_many_aliases'
   | 'analysis_time_limit'
   | 'analysis_memory_limit';
