@@ -2,7 +2,8 @@
  * `npm run fuzz`: a mutation campaign per lockfile format through the analysis thread pool, as
  * the service runs it (time budget, heap limit). Prints per format: inputs, documents, typed
  * failures, crashes (anything that is not a typed AnalysisError), over-budget inputs and peak
- * RSS. Crashing and over-budget inputs are written under the output folder to replay.
+ * RSS of the process (threads included; run one format per process for a figure of its own).
+ * Crashing and over-budget inputs are written under the output folder to replay.
  *
  *   npm run fuzz -- [--runs 3000] [--seed 1] [--budget-ms 2000] [--heap-mb 512] [--format npm] [--out /tmp/pkgscope-fuzz]
  */
@@ -54,11 +55,14 @@ async function campaign(format: FuzzFormat, seed: number): Promise<Tally> {
   const keep = (kind: string, index: number, files: readonly InputFile[], detail: string): void => {
     writeFileSync(join(out, `${kind}-${index}.json`), JSON.stringify({ detail, files }));
   };
-  const inputs = fc.sample(fc.tuple(mutatedUpload(format), fc.constantFrom(...OUTPUT_FORMATS)), { numRuns: runs, seed });
+  // One input at a time, each from its own derived seed: generating them all first would put
+  // every input in memory at once and inflate the peak RSS this campaign reports.
+  const arbitrary = fc.tuple(mutatedUpload(format), fc.constantFrom(...OUTPUT_FORMATS));
+  const input = (index: number): [InputFile[], (typeof OUTPUT_FORMATS)[number]] | undefined => fc.sample(arbitrary, { numRuns: 1, seed: seed * 1_000_003 + index })[0];
   let next = 0;
   const worker = async (): Promise<void> => {
-    for (let index = next++; index < inputs.length; index = next++) {
-      const [files, output] = inputs[index] ?? [[], 'text'];
+    for (let index = next++; index < runs; index = next++) {
+      const [files, output] = input(index) ?? [[], 'text'];
       const before = unexpected.length;
       const started = performance.now();
       try {
