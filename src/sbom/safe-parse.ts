@@ -108,8 +108,11 @@ export function parseJson(path: string, text: string): unknown {
   try {
     return JSON.parse(source) as unknown;
   } catch (error) {
-    const offset = /position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
-    throw syntaxError(path, 'not valid JSON', offset === undefined ? {} : positionOf(source, Number(offset)), error);
+    // JSON.parse's message carries no reliable position; jsonc-parser in strict mode finds it.
+    const errors: ParseError[] = [];
+    parseJsoncText(source, errors, { allowTrailingComma: false, disallowComments: true });
+    const first = errors[0];
+    throw syntaxError(path, 'not valid JSON', first ? positionOf(source, first.offset) : {}, error);
   }
 }
 
@@ -284,6 +287,8 @@ export function guardParse<T>(path: string, parse: () => T): T {
     return parse();
   } catch (error) {
     if (error instanceof AnalysisError) throw error;
+    // V8 reports a stack overflow as a RangeError with a message and no code; the depth checks
+    // should make it unreachable, and if a parser still recurses too deep, it is the depth limit.
     if (error instanceof RangeError && /call stack/i.test(error.message)) throw limitExceeded(path, 'maxDepth');
     throw new AnalysisError('resolution_failed', `${path}: unexpected structure`, {
       problems: [{ path, reason: 'unexpected_structure' }],
