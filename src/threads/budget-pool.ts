@@ -92,13 +92,22 @@ class RunClock {
 }
 
 export class BudgetPool<Task extends object, Result> {
-  private readonly pool: Piscina<Task & { port: MessagePort }, Result>;
+  private piscina: Piscina<Task & { port: MessagePort }, Result> | null = null;
   /** Runs running or waiting for a thread. */
   private inFlight = 0;
 
-  constructor(private readonly options: BudgetPoolOptions) {
-    const { filename, execArgv } = workerFile(options.worker);
-    this.pool = new Piscina({
+  constructor(private readonly options: BudgetPoolOptions) {}
+
+  /** Threads start with the first run: a process that never analyses (or fails to start) holds none. */
+  private get pool(): Piscina<Task & { port: MessagePort }, Result> {
+    this.piscina ??= this.start();
+    return this.piscina;
+  }
+
+  private start(): Piscina<Task & { port: MessagePort }, Result> {
+    const { filename, execArgv } = workerFile(this.options.worker);
+    const options = this.options;
+    return new Piscina({
       filename,
       execArgv,
       name: 'default',
@@ -126,6 +135,8 @@ export class BudgetPool<Task extends object, Result> {
     const abort = new AbortController();
     const over = new BudgetExceeded('time', this.options.budgetMs);
     const runClock = new RunClock(this.options.budgetMs, () => abort.abort(over));
+    // The run's own promise keeps the process alive while it matters; its port must not on its own.
+    port1.unref();
     const reply = (answer: unknown): void => port1.postMessage(answer);
     port1.on('message', (message: unknown) => {
       if (isClock(message)) runClock.set(message.running);
@@ -151,7 +162,9 @@ export class BudgetPool<Task extends object, Result> {
   }
 
   async close(): Promise<void> {
-    await this.pool.close({ force: true });
+    const pool = this.piscina;
+    this.piscina = null;
+    await pool?.close({ force: true });
   }
 }
 
