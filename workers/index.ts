@@ -86,7 +86,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   });
   // Analysis runs on threads, so this event loop stays free to renew queue locks meanwhile.
   const pool = analysisPoolFor(config, logger);
-  const pages = createPagePool({ threads: config.analysis.threads, budgetMs: config.crawl.pageTimeLimitMs, maxHeapMb: config.analysis.maxHeapMb });
+  // One page thread: pages convert in the order they arrive, as they did on the event loop.
+  const pages = createPagePool({ threads: 1, budgetMs: config.crawl.pageTimeLimitMs, maxHeapMb: config.analysis.maxHeapMb });
   const handlers: QueueHandler[] = [
     sbomHandler(
       {
