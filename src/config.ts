@@ -40,6 +40,13 @@ export interface Config {
   readonly sseHeartbeatMs: number;
   readonly sbomSyncTimeoutMs: number;
   readonly sbomMaxOutputBytes: number;
+  /** The analysis thread pool of each API and worker process (see README, "Hostile input and limits"). */
+  readonly analysis: {
+    readonly threads: number;
+    readonly maxQueue: number;
+    readonly timeLimitMs: number;
+    readonly maxHeapMb: number;
+  };
   readonly resolutionTimeoutMs: number;
   /** Concurrent registry requests per process for metadata enrichment. */
   readonly registryConcurrency: number;
@@ -96,6 +103,8 @@ export interface CrawlConfig {
   readonly maxDepth: number;
   readonly maxPageBytes: number;
   readonly maxDurationMs: number;
+  /** Time one page's HTML-to-Markdown conversion may take on its thread; a slower page is skipped. */
+  readonly pageTimeLimitMs: number;
   readonly hostConcurrency: number;
   readonly fetchTimeoutMs: number;
 }
@@ -321,6 +330,12 @@ export function loadConfig(env: Env = process.env): Config {
     sseHeartbeatMs: r.integer('SSE_HEARTBEAT_MS', 15_000, 100, 300_000),
     sbomSyncTimeoutMs: r.integer('SBOM_SYNC_TIMEOUT_MS', 60_000, 100, 600_000),
     sbomMaxOutputBytes: r.integer('SBOM_MAX_OUTPUT_BYTES', 16_777_216, 1_024, 16_777_216),
+    analysis: {
+      threads: r.integer('ANALYSIS_THREADS', 2, 1, 64),
+      maxQueue: r.integer('ANALYSIS_MAX_QUEUE', 64, 0, 100_000),
+      timeLimitMs: r.integer('ANALYSIS_TIME_LIMIT_MS', 30_000, 100, 3_600_000),
+      maxHeapMb: r.integer('ANALYSIS_MAX_HEAP_MB', 512, 64, 65_536),
+    },
     resolutionTimeoutMs: r.integer('RESOLUTION_TIMEOUT_MS', 60_000, 100, 600_000),
     registryConcurrency: r.integer('REGISTRY_CONCURRENCY', 16, 1, 256),
     progressIntervalMs: r.integer('PROGRESS_INTERVAL_MS', 250, 0, 60_000),
@@ -343,6 +358,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxDurationMs: r.integer('SITE_CRAWL_TIMEOUT_MS', 600_000, 1_000, 86_400_000),
       hostConcurrency: r.integer('SITE_HOST_CONCURRENCY', 2, 1, 16),
       fetchTimeoutMs: r.integer('SITE_FETCH_TIMEOUT_MS', 15_000, 100, 120_000),
+      pageTimeLimitMs: r.integer('SITE_PAGE_TIME_LIMIT_MS', 10_000, 100, 600_000),
     },
     ops: {
       port: r.optionalInteger('OPS_PORT', 1, 65534),

@@ -19,9 +19,10 @@ import { closeRedis, createRedis } from '../src/redis.js';
 import { registryAnalysis } from '../src/registry/analysis.js';
 import { loadNpmOptions, type NpmOptions } from '../src/registry/npm-options.js';
 import { PgMetadataCache } from '../src/registry/pg-cache.js';
-import { analyze } from '../src/sbom/analyze.js';
 import { PARSER_CONTRACT_VERSION } from '../src/sbom/contract.js';
 import { Metrics } from '../src/ops/metrics.js';
+import { analysisPoolFor } from '../src/threads/analysis-pool.js';
+import { createPagePool, PageTooHeavy } from '../src/threads/page-pool.js';
 import { SERVICE_VERSION } from '../src/version.js';
 import type { QueueHandler } from './handler.js';
 import { crawlHandler } from './crawl.js';
@@ -81,7 +82,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     maxRedirects: 10,
     userAgent: `${CRAWLER_AGENT}/${SERVICE_VERSION} (documentation inventory)`,
   });
-  const { registry, resolver, ecosystems } = await registryAnalysis({
+  const { registry, resolver, ecosystems, registryAccess } = await registryAnalysis({
     cache: new PgMetadataCache(database.db),
     resolutionTimeoutMs: config.resolutionTimeoutMs,
     concurrency: config.registryConcurrency,
@@ -89,14 +90,18 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     packageRegistries: config.packageRegistries,
     observer: metrics,
   });
+  // Analysis runs on threads, so this event loop stays free to renew queue locks meanwhile.
+  const pool = analysisPoolFor(config, logger);
+  // One page thread: pages convert in the order they arrive, as they did on the event loop.
+  const pages = createPagePool({ threads: 1, budgetMs: config.crawl.pageTimeLimitMs, maxHeapMb: config.analysis.maxHeapMb });
   const handlers: QueueHandler[] = [
     sbomHandler(
       {
         store,
         publish: snapshotPublisher(commands, config.redisPrefix, logger),
         logger,
-        analyze: deps.analyze ?? analyze,
-        analysis: { maxOutputBytes: config.sbomMaxOutputBytes, registry, resolver, ecosystems },
+        analyze: deps.analyze ?? pool.analyze,
+        analysis: { maxOutputBytes: config.sbomMaxOutputBytes, registry, resolver, ecosystems, registryAccess },
         maxAttempts: config.jobMaxAttempts,
         parserContract: PARSER_CONTRACT_VERSION,
         progressIntervalMs: config.progressIntervalMs,
@@ -138,7 +143,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         notify,
         maxAttempts: config.jobMaxAttempts,
         hosts: new HostLimiter(config.crawl.hostConcurrency),
-        close: () => fetcher.close(),
+        parsePage: (body, contentType, url) => pages.parse(body, contentType, url),
+        isTooHeavy: (error) => error instanceof PageTooHeavy,
+        close: async () => {
+          await fetcher.close();
+          await pages.close();
+        },
       },
       logger,
     ),
@@ -220,7 +230,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       }
       for (const handler of handlers) await handler.close?.();
       await Promise.all([sbomQueue.close(), maintenanceQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close()]);
-      await Promise.all(connections.map(closeRedis));
+      await Promise.all([...connections.map(closeRedis), pool.close()]);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
 import { beginAttempt, EntryCollector, type Attempt } from './prepare.js';
 import type { StoredEntry } from './query.js';
-import { pageKind, parsePage } from './sources/site-page.js';
+import { pageKind, type ParsedPage } from './sources/site-page.js';
 import { describeFailure, speaksNoTls, type FetchOutcome, type HostLimiter, type SiteFetcher } from './sources/site-fetch.js';
 import { canonicalLink, pagePath, parseSitemap } from './sources/site-map.js';
 import type { InventoryRow, InventoryStore } from './store.js';
@@ -39,6 +39,10 @@ export interface CrawlDeps {
   readonly notify: (inventoryId: string) => Promise<void>;
   readonly maxAttempts: number;
   readonly hosts: HostLimiter;
+  /** Turns a fetched page into title, Markdown and links (a thread pool in workers: see threads/page-pool). */
+  readonly parsePage: (body: Buffer, contentType: string, url: URL) => Promise<ParsedPage>;
+  /** Whether a parsePage failure means the page was too heavy to convert (then skipped like an oversized one). */
+  readonly isTooHeavy: (error: unknown) => boolean;
 }
 
 export type CrawlOutcome = 'done' | 'released';
@@ -298,8 +302,16 @@ class Crawl {
       this.tally.pageCapped = true;
       return;
     }
-    const page = parsePage(resource.body, resource.contentType, resource.url);
-    if (!page.noindex && !duplicate) {
+    let page: ParsedPage;
+    try {
+      page = await this.deps.parsePage(resource.body, resource.contentType, resource.url);
+    } catch (error) {
+      if (!this.deps.isTooHeavy(error)) throw error;
+      this.tally.oversized++;
+      return;
+    }
+    // Checked again: another fetch may have stored this path while the page was being converted.
+    if (!page.noindex && !this.storedPaths.has(path)) {
       this.storedPaths.add(path);
       this.tally.stored++;
       const bytes = Buffer.from(page.markdown, 'utf8');

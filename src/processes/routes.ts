@@ -34,12 +34,15 @@ import { openApiRoutes } from '../routes/openapi.js';
 import { opsRoutes } from '../routes/ops.js';
 import { readRoutes } from '../routes/read.js';
 import { sbomRoutes } from '../routes/sbom.js';
-import { analyze } from '../sbom/analyze.js';
+import type { Analyze } from '../jobs/runner.js';
+import { analysisPoolFor } from '../threads/analysis-pool.js';
 
 /** The collaborators of an API process, made once and shared by its routes. */
 export interface ApiServices {
   /** Registry enrichment and resolution for the synchronous SBOM endpoint. */
   readonly analysis: RegistryAnalysis;
+  /** The analysis, on the process's thread pool (never on the event loop). */
+  readonly analyze: Analyze;
   readonly commands: Redis;
   readonly subscriber: Redis;
   readonly sbomQueue: SbomQueue;
@@ -70,6 +73,7 @@ export async function createApiServices(
     packageRegistries: config.packageRegistries,
     observer: metrics,
   });
+  const pool = analysisPoolFor(config, logger);
   const outages = new OutageLog(logger);
   const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-api-commands', logger);
   const subscriber = createRedis(config.redisUrl, 'subscriber', 'pkgscope-api-events', logger);
@@ -126,6 +130,7 @@ export async function createApiServices(
     list,
     reader: new ReadService(inventories, catalog),
     analysis,
+    analyze: pool.analyze,
     commands,
     subscriber,
     sbomQueue,
@@ -134,7 +139,7 @@ export async function createApiServices(
     close: async () => {
       hub.closeAll();
       await Promise.all([sbomQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close(), maintenanceQueue.close()]);
-      await Promise.all([closeRedis(commands), closeRedis(subscriber)]);
+      await Promise.all([closeRedis(commands), closeRedis(subscriber), pool.close()]);
     },
   };
 }
@@ -169,7 +174,7 @@ export function apiRoutes(config: Config, database: DatabaseHandle, services: Ap
     ],
     v1Routes: [
       lockfileJobRoutes({ config, store: services.store, queue: services.sbomQueue, hub: services.hub, logger, streams }),
-      sbomRoutes({ config, analyze, analysis }),
+      sbomRoutes({ config, analyze: services.analyze, analysis }),
       listRoutes(services.list),
       readRoutes(services.list, services.reader),
     ],

@@ -2,7 +2,7 @@ import { RegistryEnricher } from '../sbom/enrich.js';
 import type { Enricher, MetadataCache, MetadataClient } from '../sbom/enrich-types.js';
 import { createEcosystems } from '../sbom/ecosystems/index.js';
 import type { StandaloneResolver } from '../sbom/ecosystems/npm/build.js';
-import { REGISTRY_KEYS, type Ecosystem, type RegistryEndpoint, type RegistryKey } from '../sbom/ecosystems/types.js';
+import { REGISTRY_KEYS, type Ecosystem, type RegistryAccess, type RegistryEndpoint, type RegistryKey } from '../sbom/ecosystems/types.js';
 import { registryHttp } from './http.js';
 import { npmMetadataClient } from './metadata-client.js';
 import { loadNpmOptions, type NpmOptions } from './npm-options.js';
@@ -34,6 +34,8 @@ export interface RegistryAnalysis {
   readonly registry: Enricher;
   readonly resolver: StandaloneResolver;
   readonly ecosystems: readonly Ecosystem[];
+  /** The same registries for an analysis thread, which builds its own ecosystems from them. */
+  readonly registryAccess: RegistryAccess;
   /** Closes the registry connections. */
   close(): Promise<void>;
 }
@@ -70,6 +72,7 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
     ),
     resolver,
     ecosystems,
+    registryAccess: { bases: options.packageRegistries ?? {}, http, resolutionTimeoutMs: options.resolutionTimeoutMs },
     close: () => http.close(),
   };
 }

@@ -4,7 +4,7 @@ import type { App, RoutePlugin } from '../http/app.js';
 import { ProblemError } from '../http/problems.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
 import type { Analyze } from '../jobs/runner.js';
-import { AnalysisError } from '../sbom/types.js';
+import { AnalysisError, LimitExceededError, TransientAnalysisError } from '../sbom/types.js';
 import { diagnosticsOf } from './diagnostics.js';
 import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
 import { AUTHENTICATED_PROBLEMS, problemResponses } from '../http/openapi.js';
@@ -17,7 +17,8 @@ export interface SbomRouteDeps {
 
 /**
  * `POST /v1/experimental/sbom`: the same upload as a job, answered with the document itself
- * within a deadline. The only heavy work the API does inline, and it is bounded.
+ * within a deadline. The analysis runs on the process's thread pool (`deps.analyze`), never on
+ * the event loop, within its own time and heap budget as well as this deadline.
  */
 export function sbomRoutes(deps: SbomRouteDeps): RoutePlugin {
   return async (app: App) => {
@@ -34,7 +35,7 @@ export function sbomRoutes(deps: SbomRouteDeps): RoutePlugin {
           body: uploadBodySchema,
           response: {
             200: { description: 'The document, in the media type of the requested format.', content: DOCUMENT_CONTENT },
-            ...problemResponses(...AUTHENTICATED_PROBLEMS, 422, 504),
+            ...problemResponses(...AUTHENTICATED_PROBLEMS, 422, 503, 504),
           },
           'x-service-cost': { weight: 10, class: 'heavy' },
         },
@@ -59,10 +60,29 @@ export function sbomRoutes(deps: SbomRouteDeps): RoutePlugin {
           if (error instanceof DeadlineExceeded || deadline.aborted) {
             throw new ProblemError('TIMEOUT', `The analysis did not finish within ${deps.config.sbomSyncTimeoutMs} ms; submit a job instead.`);
           }
+          if (error instanceof LimitExceededError) {
+            // The limit and the file are named so the caller knows what to shrink.
+            const path = error.problems[0]?.path;
+            throw new ProblemError('ANALYSIS_FAILED', 'The analysis failed; failure_code tells why.', {
+              status: 422,
+              extras: {
+                failure_code: error.code,
+                limit: error.limit,
+                limit_value: error.value,
+                ...(path === undefined ? {} : { path }),
+                diagnostics: diagnosticsOf(error.problems),
+              },
+            });
+          }
           if (error instanceof AnalysisError) {
             throw new ProblemError('ANALYSIS_FAILED', 'The analysis failed; failure_code tells why.', {
               status: 422,
               extras: { failure_code: error.code, diagnostics: diagnosticsOf(error.problems) },
+            });
+          }
+          if (error instanceof TransientAnalysisError) {
+            throw new ProblemError('SERVICE_UNAVAILABLE', 'The analysis could not run now; retry later or submit a job.', {
+              headers: { 'retry-after': '5' },
             });
           }
           throw error;

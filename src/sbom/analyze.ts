@@ -3,10 +3,10 @@ import type { Coordinate, Enricher } from './enrich-types.js';
 import { evidenceOf } from './evidence.js';
 import { detectFiles } from './detect.js';
 import { mergeInventory } from './ecosystems/builder.js';
-import { offlineEcosystems } from './ecosystems/index.js';
+import { createEcosystems, offlineEcosystems } from './ecosystems/index.js';
 import type { StandaloneResolver } from './ecosystems/npm/build.js';
 import { npmEcosystem } from './ecosystems/npm/index.js';
-import type { Ecosystem } from './ecosystems/types.js';
+import type { Ecosystem, RegistryAccess, RegistryEndpoint, RegistryKey } from './ecosystems/types.js';
 import { coordinateKey } from './metadata.js';
 import { emptyInventory, type Inventory, type Occurrence } from './model.js';
 import type { RenderInput } from './render/input.js';
@@ -41,6 +41,11 @@ export interface AnalyzeDeps {
   readonly ecosystems?: readonly Ecosystem[];
   /** npm's resolver of standalone manifests, used only when `ecosystems` is not given. */
   readonly resolver?: StandaloneResolver | null;
+  /**
+   * Registry access to build the ecosystems with when `ecosystems` is not given: what an analysis
+   * thread receives instead of the main thread's ecosystem objects (functions do not cross).
+   */
+  readonly registryAccess?: RegistryAccess | null;
   readonly onProgress?: (progress: AnalysisProgress) => void;
   readonly signal?: AbortSignal;
   readonly maxOutputBytes?: number;
@@ -58,6 +63,16 @@ function validate(format: OutputFormat, document: string): void {
 
 function ecosystemsOf(deps: AnalyzeDeps): readonly Ecosystem[] {
   if (deps.ecosystems) return deps.ecosystems;
+  const access = deps.registryAccess;
+  if (access) {
+    const registries: Partial<Record<RegistryKey, RegistryEndpoint>> = {};
+    for (const [key, base] of Object.entries(access.bases) as [RegistryKey, string][]) registries[key] = { base, http: access.http };
+    return createEcosystems({
+      npm: { resolver: deps.resolver ?? null, metadata: null },
+      registries,
+      ...(access.resolutionTimeoutMs === undefined ? {} : { resolutionTimeoutMs: access.resolutionTimeoutMs }),
+    });
+  }
   const offline = offlineEcosystems();
   if (!deps.resolver) return offline;
   return offline.map((e) => (e.id === 'npm' ? npmEcosystem({ resolver: deps.resolver ?? null, metadata: null }) : e));

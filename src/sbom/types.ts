@@ -50,16 +50,30 @@ export const FAILURE_CODES = [
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
+/**
+ * Why one uploaded file could not be used (a stable code clients may branch on):
+ * - `not_recognised`: no ecosystem claims it; `malformed` / `syntax`: recognised but unreadable;
+ *   `unexpected_structure`: parses, but not into the shape its format has; `unsupported_version`;
+ *   `unresolvable`: a requirement the registry cannot satisfy (`package` names it);
+ * - limits (with `limit`): `limit_exceeded`, `too_deep`, `too_many_entries`, `too_many_edges`,
+ *   `too_many_path_segments`, `key_too_long`, `line_too_long`, `too_many_aliases`,
+ *   `analysis_time_limit`, `analysis_memory_limit`.
+ */
+export type FileProblemReason = string;
+
 /** One thing wrong with one uploaded file, in the caller's terms (no stack, no internal URL). */
 export interface FileProblem {
   readonly path: string;
-  /** A stable code: `malformed`, `not_recognised`, `unsupported_version`, `limit_exceeded`, `unresolvable`, … */
-  readonly reason: string;
-  readonly message: string;
+  readonly reason: FileProblemReason;
+  /** Said in words; when absent, the reason's own description stands for it. */
+  readonly message?: string;
+  /** 1-based position in the file, when known. */
   readonly line?: number;
   readonly column?: number;
-  /** The package the problem is about, when it is about one. */
+  /** The lockfile entry or package it concerns, when there is one. */
   readonly package?: string;
+  /** The bound that was exceeded, for the limit reasons. */
+  readonly limit?: number;
 }
 
 export interface AnalysisErrorOptions extends ErrorOptions {
@@ -70,12 +84,29 @@ export interface AnalysisErrorOptions extends ErrorOptions {
 /** A deterministic failure: retrying the same input gives the same outcome. */
 export class AnalysisError extends Error {
   readonly code: FailureCode;
+  /** The files that caused it, when the failure is about particular files. */
   readonly problems: readonly FileProblem[];
   constructor(code: FailureCode, message: string = code, options?: AnalysisErrorOptions) {
     super(message, options);
     this.name = 'AnalysisError';
     this.code = code;
     this.problems = options?.problems ?? [];
+  }
+}
+
+/**
+ * An input exceeded one of the documented structural or resource limits: the analysis fails as
+ * a whole (it is never skipped like a merely unreadable file), naming the file and the limit.
+ */
+export class LimitExceededError extends AnalysisError {
+  /** The limit's documented name (an input limit, or the setting of a resource budget). */
+  readonly limit: string;
+  readonly value: number;
+  constructor(code: FailureCode, limit: { name: string; value: number }, message: string, problems: readonly FileProblem[] = []) {
+    super(code, message, { problems });
+    this.name = 'LimitExceededError';
+    this.limit = limit.name;
+    this.value = limit.value;
   }
 }
 

@@ -97,3 +97,10 @@ export interface RegistryEndpoint {
   readonly base: string;
   readonly http: RegistryHttp;
 }
+
+/** Registry base URLs by `PACKAGE_REGISTRIES` key, with one HTTP access for all of them. */
+export interface RegistryAccess {
+  readonly bases: Partial<Readonly<Record<RegistryKey, string>>>;
+  readonly http: RegistryHttp;
+  readonly resolutionTimeoutMs?: number;
+}

@@ -9,6 +9,8 @@ import { parsePnpmLock } from './parse-pnpm-lock.js';
 import { parseYarnLock } from './parse-yarn-lock.js';
 import { deriveScopes } from '../../scopes.js';
 import { rangeMismatches } from './ranges.js';
+import { guardParse } from '../../safe-parse.js';
+import { LimitExceededError } from '../../types.js';
 
 /** A manifest no lockfile covers, with the workspace members it declares (resolved together). */
 export interface StandaloneProject {
@@ -48,13 +50,18 @@ function manifestsUnder(dir: string, manifests: readonly Manifest[]): Map<string
   return result;
 }
 
+/** Appends without spreading: `push(...items)` passes every item as an argument and overflows past ~100,000. */
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}
+
 function addParsed(inventory: Inventory, parsed: ParsedLockfile, fromLockfile: boolean): void {
   if (!parsed.scopesRecorded) deriveScopes(parsed.occurrences, parsed.roots);
-  inventory.occurrences.push(...parsed.occurrences);
-  inventory.roots.push(...parsed.roots);
-  inventory.notices.push(...parsed.notices);
+  append(inventory.occurrences, parsed.occurrences);
+  append(inventory.roots, parsed.roots);
+  append(inventory.notices, parsed.notices);
   if (fromLockfile) inventory.lockfiles.push(parsed.record);
-  inventory.declarations.push(...parsed.unresolved);
+  append(inventory.declarations, parsed.unresolved);
 }
 
 /**
@@ -78,9 +85,11 @@ export async function buildInventory(
     const dir = dirname(file.path);
     let parsed: ParsedLockfile;
     try {
-      parsed = parseLockfile(file, { path: file.path, dir, manifests: manifestsUnder(dir, manifests) });
-    } catch {
-      // The parser's own message may quote internals; the notice names the file only.
+      parsed = guardParse(file.path, () => parseLockfile(file, { path: file.path, dir, manifests: manifestsUnder(dir, manifests) }));
+    } catch (error) {
+      // Over a limit fails the analysis (naming file and limit); a merely broken file is skipped
+      // with a notice that names the file only (the parser's own message may quote internals).
+      if (error instanceof LimitExceededError) throw error;
       inventory.notices.push(`${file.path} could not be parsed`);
       continue;
     }
@@ -115,7 +124,7 @@ export async function buildInventory(
     if ('failed' in outcome) {
       for (const m of all) {
         inventory.resolutions.push({ ...outcome.failed, manifest: m.path });
-        inventory.declarations.push(...declarationsOf(m));
+        append(inventory.declarations, declarationsOf(m));
       }
     } else {
       for (const m of all) inventory.resolutions.push({ manifest: m.path, outcome: 'resolved', detail: null });
@@ -123,7 +132,7 @@ export async function buildInventory(
     }
     for (let i = 0; i < all.length; i++) onManifestDone();
   }
-  inventory.notices.push(...rangeMismatches(inventory.occurrences));
+  append(inventory.notices, rangeMismatches(inventory.occurrences));
   return inventory;
 }
 

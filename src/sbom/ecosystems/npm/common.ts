@@ -158,11 +158,31 @@ export function projectOccurrence(
   });
 }
 
+/** Targets each occurrence already has an edge to: a set, so adding an edge is O(1), not O(degree). */
+const edgeTargets = new WeakMap<Occurrence, Set<string>>();
+
+/** Whether `from` already has an edge to `ref`, in O(1). */
+export function hasEdge(from: Occurrence, ref: string): boolean {
+  return edgeTargets.get(from)?.has(ref) ?? false;
+}
+
 /** Adds an edge once per target (the first declaration wins), never to itself. */
 export function addEdge(from: Occurrence, to: Occurrence, kind: EdgeKind, range: string | null = null): void {
-  if (from === to || from.dependencies.some((e) => e.ref === to.ref)) return;
+  if (from === to) return;
+  let targets = edgeTargets.get(from);
+  if (targets === undefined) {
+    targets = new Set(from.dependencies.map((e) => e.ref));
+    edgeTargets.set(from, targets);
+  }
+  if (targets.has(to.ref)) return;
+  targets.add(to.ref);
   const edge: Edge = range === null ? { ref: to.ref, kind } : { ref: to.ref, kind, range };
   from.dependencies.push(edge);
+}
+
+/** A string field of untrusted data, or null: parsers never pass a number or object on as text. */
+export function text(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
 }
 
 export function lockfileRecord(path: string, kind: string, version: string | null, occurrences: Occurrence[], roots: string[]): LockfileRecord {

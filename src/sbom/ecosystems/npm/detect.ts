@@ -1,10 +1,10 @@
-import { parse as parseYaml } from 'yaml';
-import { isBunLock, parseBunJson } from './parse-bun-lock.js';
+import { isBunLock } from './parse-bun-lock.js';
 import { basename, isObject } from './common.js';
 import { isPackageLock, type PackageLock } from './parse-npm-lock.js';
 import { isPnpmLock } from './parse-pnpm-lock.js';
 import { isYarnLock } from './parse-yarn-lock.js';
-import type { InputFile } from '../../types.js';
+import { parseJson as parseJsonStrict, parseJsonc, parseYaml } from '../../safe-parse.js';
+import { LimitExceededError, type InputFile } from '../../types.js';
 
 export type DetectedFile =
   | { readonly path: string; readonly kind: 'package-json'; readonly data: Record<string, unknown> }
@@ -22,10 +22,12 @@ export interface Detection {
   readonly unreadable: { readonly path: string; readonly reason: string }[];
 }
 
-function parseJson(content: string): unknown {
+/** Parsed data, or undefined when the text is not valid; a file over a limit fails the analysis. */
+function attempt(parse: () => unknown): unknown {
   try {
-    return JSON.parse(content.replace(/^\uFEFF/, '')) as unknown;
-  } catch {
+    return parse();
+  } catch (error) {
+    if (error instanceof LimitExceededError) throw error;
     return undefined;
   }
 }
@@ -66,17 +68,17 @@ export function classifyNpmFile(file: InputFile): Classified {
     return { path: file.path, unreadable: 'the binary bun.lockb is not readable; upload the text bun.lock (bun 1.2+)' };
   }
   if (start === '{') {
-    const json = parseJson(text);
+    const json = attempt(() => parseJsonStrict(file.path, text));
     if (isPackageLock(json)) return { path: file.path, kind: 'npm-lock', data: json };
     if (isObject(json) && (name === 'package.json' || looksLikeManifest(json))) return { path: file.path, kind: 'package-json', data: json };
-    const jsonc = json === undefined ? parseBunJson(text) : isObject(json) ? json : null;
-    if (jsonc !== null && isBunLock(jsonc)) return { path: file.path, kind: 'bun-lock', data: jsonc };
+    const jsonc = json === undefined ? attempt(() => parseJsonc(file.path, text)) : json;
+    if (isObject(jsonc) && isBunLock(jsonc)) return { path: file.path, kind: 'bun-lock', data: jsonc };
   } else if (isYarnLock(text)) {
     return { path: file.path, kind: 'yarn-lock', content: text };
   } else if (isPnpmLock(text)) {
     return { path: file.path, kind: 'pnpm-lock', content: text };
   } else if (name === 'pnpm-workspace.yaml') {
-    const packages = workspacePackages(text);
+    const packages = workspacePackages(file.path, text);
     if (packages !== null) return { path: file.path, kind: 'pnpm-workspace', packages };
   }
   return NPM_FILE_NAMES.has(name) ? { path: file.path, unreadable: `not a readable ${name}` } : null;
@@ -95,13 +97,10 @@ export function detect(files: readonly InputFile[]): Detection {
   return { files: detected, unreadable };
 }
 
-function workspacePackages(text: string): string[] | null {
-  try {
-    const doc: unknown = parseYaml(text);
-    if (!isObject(doc)) return [];
-    const packages = doc['packages'];
-    return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === 'string') : [];
-  } catch {
-    return null;
-  }
+function workspacePackages(path: string, text: string): string[] | null {
+  const doc = attempt(() => parseYaml(path, text));
+  if (doc === undefined) return null;
+  if (!isObject(doc)) return [];
+  const packages = doc['packages'];
+  return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === 'string') : [];
 }

@@ -1,6 +1,7 @@
-import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { declaredDependencies } from './manifest.js';
 import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
+import { parseJsonc, StructureBounds } from '../../safe-parse.js';
+import { LimitExceededError } from '../../types.js';
 import {
   addEdge,
   classifySpec,
@@ -23,10 +24,14 @@ import {
  * `[ident, resolved, info, integrity]`. `workspaces` holds each project's declarations.
  */
 
-export function parseBunJson(content: string): Record<string, unknown> | null {
-  const errors: ParseError[] = [];
-  const data: unknown = parseJsonc(content, errors, { allowTrailingComma: true, disallowComments: false });
-  return errors.length === 0 && isObject(data) ? data : null;
+export function parseBunJson(content: string, path = 'bun.lock'): Record<string, unknown> | null {
+  try {
+    const data = parseJsonc(path, content);
+    return isObject(data) ? data : null;
+  } catch (error) {
+    if (error instanceof LimitExceededError) throw error;
+    return null;
+  }
 }
 
 export function isBunLock(data: Record<string, unknown>): boolean {
@@ -45,13 +50,56 @@ function keySegments(key: string): string[] {
   return out;
 }
 
-/** Bun's lookup: the dependency nested under the package, then under each ancestor, then top level. */
-function resolveKey(entries: ReadonlyMap<string, unknown>, from: string[], name: string): string | null {
-  for (let depth = from.length; depth >= 0; depth--) {
-    const candidate = [...from.slice(0, depth), name].join('/');
-    if (entries.has(candidate)) return candidate;
+/**
+ * The `packages` keys as a trie of segments, so Bun's lookup (the dependency nested under the
+ * package, then under each ancestor, then top level) costs one short map probe per ancestor
+ * instead of rebuilding and hashing every ancestor's full key (O(depth²) per edge).
+ */
+class KeyTrie {
+  private readonly children = new Map<string, number>();
+  private readonly keys = new Map<number, string>();
+  private next = 1;
+
+  /** The node of `segments` (created when `create`); 0 is the top level; -1 when absent. */
+  node(segments: readonly string[], create: boolean): number {
+    let node = 0;
+    for (const segment of segments) {
+      const id = `${node}\0${segment}`;
+      let child = this.children.get(id);
+      if (child === undefined) {
+        if (!create) return -1;
+        child = this.next++;
+        this.children.set(id, child);
+      }
+      node = child;
+    }
+    return node;
   }
-  return null;
+
+  add(key: string, segments: readonly string[]): void {
+    this.keys.set(this.node(segments, true), key);
+  }
+
+  /** Nodes from the top level down to `segments` (only the existing prefix). */
+  ancestry(segments: readonly string[]): number[] {
+    const path = [0];
+    let node = 0;
+    for (const segment of segments) {
+      const child = this.children.get(`${node}\0${segment}`);
+      if (child === undefined) break;
+      path.push((node = child));
+    }
+    return path;
+  }
+
+  resolve(ancestry: readonly number[], name: string): string | null {
+    for (let depth = ancestry.length - 1; depth >= 0; depth--) {
+      const child = this.children.get(`${ancestry[depth] ?? 0}\0${name}`);
+      const key = child === undefined ? undefined : this.keys.get(child);
+      if (key !== undefined) return key;
+    }
+    return null;
+  }
 }
 
 export function parseBunLock(ctx: ParseContext, data: Record<string, unknown>): ParsedLockfile {
@@ -83,8 +131,21 @@ export function parseBunLock(ctx: ParseContext, data: Record<string, unknown>): 
     projectByName.set(project.name, project);
   }
 
+  const bounds = new StructureBounds(ctx.path);
   const entries = new Map<string, unknown[]>();
-  for (const [key, value] of Object.entries(packages)) if (Array.isArray(value)) entries.set(key, value);
+  const segmentsOf = new Map<string, string[]>();
+  const trie = new KeyTrie();
+  const packageKeys = Object.keys(packages);
+  bounds.entries(packageKeys.length);
+  for (const key of packageKeys) {
+    const value = packages[key];
+    if (!Array.isArray(value)) continue;
+    bounds.key(key);
+    entries.set(key, value);
+    const segments = keySegments(key);
+    segmentsOf.set(key, segments);
+    trie.add(key, segments);
+  }
   const byKey = new Map<string, Occurrence>();
   for (const [key, value] of entries) {
     const ident = typeof value[0] === 'string' ? value[0] : key;
@@ -97,7 +158,7 @@ export function parseBunLock(ctx: ParseContext, data: Record<string, unknown>): 
     }
     const info = isObject(value[2]) ? value[2] : {};
     const second = typeof value[1] === 'string' ? value[1] : '';
-    const installedAs = keySegments(key).at(-1) ?? name;
+    const installedAs = segmentsOf.get(key)?.at(-1) ?? name;
     const registry = /^\d/.test(spec) || spec.startsWith('npm:');
     const facts: Record<string, string> = {};
     if (typeof info['os'] === 'string' || Array.isArray(info['os'])) facts['os'] = String(info['os']);
@@ -118,9 +179,11 @@ export function parseBunLock(ctx: ParseContext, data: Record<string, unknown>): 
     byKey.set(key, o);
   }
 
-  const edges = (from: Occurrence, within: string[], declared: [string, string, EdgeKind][]): void => {
+  const edges = (from: Occurrence, within: readonly string[], declared: [string, string, EdgeKind][]): void => {
+    bounds.edges(from.installPath, declared.length);
+    const ancestry = trie.ancestry(within);
     for (const [depName, range, kind] of declared) {
-      const found = resolveKey(entries, within, depName);
+      const found = trie.resolve(ancestry, depName);
       const dependency = found === null ? projectByName.get(depName) : byKey.get(found);
       if (dependency) addEdge(from, dependency, kind, range);
       else if (kind === 'prod' || kind === 'dev') notices.push(`${ctx.path}: ${from.name} requires ${depName}@${range}, which the lockfile does not contain`);
@@ -139,14 +202,14 @@ export function parseBunLock(ctx: ParseContext, data: Record<string, unknown>): 
   for (const [key, o] of byKey) {
     if (o.source === 'root' || o.source === 'workspace') continue;
     const value = entries.get(key) ?? [];
-    edges(o, keySegments(key), declaredIn(isObject(value[2]) ? value[2] : {}, false));
+    edges(o, segmentsOf.get(key) ?? [], declaredIn(isObject(value[2]) ? value[2] : {}, false));
   }
   for (const [wsPath, raw] of Object.entries(workspaces)) {
     const rel = normalizeRelative(wsPath) ?? wsPath;
     const project = projects.get(rel);
     if (!project || !isObject(raw)) continue;
     // Bun nests a workspace's own copies under its package name.
-    edges(project, rel === '' ? [] : [project.name], declaredIn(raw, true));
+    edges(project, rel === '' ? [] : keySegments(project.name), declaredIn(raw, true));
     const manifest = ctx.manifests.get(rel);
     if (!manifest) continue;
     const declared = new Set(declaredIn(raw, true).map(([n]) => n));

@@ -1,5 +1,6 @@
 import { declaredDependencies } from './manifest.js';
 import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
+import { StructureBounds } from '../../safe-parse.js';
 import {
   addEdge,
   aliasTarget,
@@ -11,6 +12,8 @@ import {
   occurrence,
   packageNameFromPath,
   projectOccurrence,
+  stringRecord,
+  text,
   type Coverage,
   type ParseContext,
   type ParsedLockfile,
@@ -85,9 +88,12 @@ function ancestors(dir: string): string[] {
   return result;
 }
 
-/** Node's module resolution over install paths: the nearest `node_modules/<name>` above `from`. */
-export function resolveInstallPath(entries: ReadonlyMap<string, unknown>, from: string, name: string): string | null {
-  for (const dir of ancestors(from)) {
+/**
+ * Node's module resolution over install paths: the nearest `node_modules/<name>` above `from`.
+ * Pass `dirs` (the ancestors of `from`, computed once per entry) when resolving many names.
+ */
+export function resolveInstallPath(entries: ReadonlyMap<string, unknown>, from: string, name: string, dirs: readonly string[] = ancestors(from)): string | null {
+  for (const dir of dirs) {
     const candidate = joinPath(dir, `node_modules/${name}`);
     if (entries.has(candidate)) return candidate;
   }
@@ -102,18 +108,34 @@ export function parseNpmLock(ctx: ParseContext, lock: PackageLock): ParsedLockfi
 
 function declaredOf(entry: V2Entry, isProject: boolean): [string, string, EdgeKind][] {
   const out: [string, string, EdgeKind][] = [];
-  for (const [n, r] of Object.entries(entry.optionalDependencies ?? {})) out.push([n, r, 'optional']);
-  for (const [n, r] of Object.entries(entry.dependencies ?? {})) out.push([n, r, 'prod']);
-  for (const [n, r] of Object.entries(entry.peerDependencies ?? {})) {
-    out.push([n, r, entry.peerDependenciesMeta?.[n]?.optional === true ? 'peerOptional' : 'peer']);
+  const peerMeta = isObject(entry.peerDependenciesMeta) ? entry.peerDependenciesMeta : {};
+  for (const [n, r] of Object.entries(stringRecord(entry.optionalDependencies))) out.push([n, r, 'optional']);
+  for (const [n, r] of Object.entries(stringRecord(entry.dependencies))) out.push([n, r, 'prod']);
+  for (const [n, r] of Object.entries(stringRecord(entry.peerDependencies))) {
+    const meta = peerMeta[n];
+    out.push([n, r, isObject(meta) && meta['optional'] === true ? 'peerOptional' : 'peer']);
   }
   // devDependencies are installed only for the project itself and its workspaces.
-  if (isProject) for (const [n, r] of Object.entries(entry.devDependencies ?? {})) out.push([n, r, 'dev']);
+  if (isProject) for (const [n, r] of Object.entries(stringRecord(entry.devDependencies))) out.push([n, r, 'dev']);
   return out;
 }
 
+function stringList(value: unknown): string | null {
+  return Array.isArray(value) ? value.filter((v) => typeof v === 'string').join(',') : null;
+}
+
 function parsePackages(ctx: ParseContext, lock: PackageLock, packages: Readonly<Record<string, V2Entry>>): ParsedLockfile {
-  const entries = new Map(Object.entries(packages));
+  const bounds = new StructureBounds(ctx.path);
+  const entries = new Map<string, V2Entry>();
+  const keys = Object.keys(packages);
+  bounds.entries(keys.length);
+  for (const key of keys) {
+    const entry: unknown = packages[key];
+    // An entry that is not an object records nothing usable; it is left out like a missing one.
+    if (!isObject(entry)) continue;
+    bounds.key(key);
+    entries.set(key, entry);
+  }
   const notices: string[] = [];
   const unresolved: Declaration[] = [];
   const target = (key: string): string => {
@@ -136,26 +158,30 @@ function parsePackages(ctx: ParseContext, lock: PackageLock, packages: Readonly<
     const installedAs = packageNameFromPath(key);
     let o: Occurrence;
     if (isRoot || isWorkspace) {
-      o = projectOccurrence(ctx, key, key, isRoot ? 'root' : 'workspace', entry.name ?? lock.name ?? (key || 'root'), entry.version ?? null);
+      o = projectOccurrence(ctx, key, key, isRoot ? 'root' : 'workspace', text(entry.name) ?? text(lock.name) ?? (key || 'root'), text(entry.version));
       roots.push(o.ref);
       covers.push({ dir: key, role: isRoot ? 'root' : 'workspace' });
     } else {
       const facts: Record<string, string> = {};
       if (entry.inBundle === true) facts['bundled'] = 'true';
-      if (entry.os) facts['os'] = entry.os.join(',');
-      if (entry.cpu) facts['cpu'] = entry.cpu.join(',');
-      if (entry.deprecated !== undefined) facts['deprecated'] = entry.deprecated;
-      const name = entry.name ?? installedAs ?? key;
+      const os = stringList(entry.os);
+      const cpu = stringList(entry.cpu);
+      if (os !== null) facts['os'] = os;
+      if (cpu !== null) facts['cpu'] = cpu;
+      const deprecated = text(entry.deprecated);
+      if (deprecated !== null) facts['deprecated'] = deprecated;
+      const name = text(entry.name) ?? installedAs ?? key;
+      const resolved = text(entry.resolved);
       o = occurrence({
         ref: lockfileRef(ctx.path, key),
         name,
-        version: entry.version ?? null,
+        version: text(entry.version),
         alias: installedAs !== null && installedAs !== name ? installedAs : null,
         installPath: key,
         lockfile: ctx.path,
-        source: entry.resolved === undefined ? (key.includes('node_modules/') ? 'registry' : 'file') : classifySpec(entry.resolved),
-        resolved: entry.resolved ?? null,
-        integrity: entry.integrity ?? null,
+        source: resolved === null ? (key.includes('node_modules/') ? 'registry' : 'file') : classifySpec(resolved),
+        resolved,
+        integrity: text(entry.integrity),
         dev: entry.dev === true || entry.devOptional === true,
         optional: entry.optional === true || entry.devOptional === true,
         peer: entry.peer === true,
@@ -169,8 +195,11 @@ function parsePackages(ctx: ParseContext, lock: PackageLock, packages: Readonly<
 
   for (const [key, o] of byKey) {
     const isProject = o.source === 'root' || o.source === 'workspace';
-    for (const [depName, range, kind] of declaredOf(entries.get(key) ?? {}, isProject)) {
-      const found = resolveInstallPath(entries, key, depName);
+    const declared = declaredOf(entries.get(key) ?? {}, isProject);
+    bounds.edges(key, declared.length);
+    const dirs = ancestors(key);
+    for (const [depName, range, kind] of declared) {
+      const found = resolveInstallPath(entries, key, depName, dirs);
       const dependency = found === null ? undefined : byKey.get(target(found));
       if (dependency) {
         addEdge(o, dependency, kind, range);
@@ -200,24 +229,32 @@ function parsePackages(ctx: ParseContext, lock: PackageLock, packages: Readonly<
 
 /** lockfileVersion 1: a nested tree under `dependencies`; install paths are rebuilt from nesting. */
 function parseV1(ctx: ParseContext, lock: PackageLock): ParsedLockfile {
+  const bounds = new StructureBounds(ctx.path);
   const entries = new Map<string, V1Entry>();
-  const walk = (deps: Readonly<Record<string, V1Entry>> | undefined, parent: string): void => {
-    for (const [installedAs, entry] of Object.entries(deps ?? {})) {
+  // An explicit stack, not recursion: nesting is bounded by the depth check, but this costs nothing.
+  const pending: [unknown, string][] = [[lock.dependencies, '']];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [deps, parent] = next;
+    if (!isObject(deps)) continue;
+    for (const [installedAs, entry] of Object.entries(deps)) {
+      if (!isObject(entry)) continue;
       const key = joinPath(parent, `node_modules/${installedAs}`);
+      bounds.key(key);
       entries.set(key, entry);
-      walk(entry.dependencies, key);
+      bounds.entries(entries.size);
+      pending.push([entry['dependencies'], key]);
     }
-  };
-  walk(lock.dependencies, '');
+  }
 
-  const root = projectOccurrence(ctx, '', '', 'root', lock.name ?? 'root', lock.version ?? null);
+  const root = projectOccurrence(ctx, '', '', 'root', text(lock.name) ?? 'root', text(lock.version));
   const occurrences: Occurrence[] = [root];
   const byKey = new Map<string, Occurrence>();
   for (const [key, entry] of entries) {
     const installedAs = packageNameFromPath(key) ?? key;
     // An alias records `npm:<real>@<version>` as its version; git and file deps record their spec.
-    const alias = aliasTarget(entry.version ?? '');
-    const spec = entry.version ?? '';
+    const spec = text(entry.version) ?? '';
+    const alias = aliasTarget(spec);
+    const resolved = text(entry.resolved);
     const isRegistryVersion = alias === null && classifySpec(spec) === 'registry';
     const facts: Record<string, string> = {};
     if (entry.bundled === true) facts['bundled'] = 'true';
@@ -228,9 +265,9 @@ function parseV1(ctx: ParseContext, lock: PackageLock): ParsedLockfile {
       alias: alias ? installedAs : null,
       installPath: key,
       lockfile: ctx.path,
-      source: entry.resolved !== undefined ? classifySpec(entry.resolved) : alias || isRegistryVersion ? 'registry' : classifySpec(spec),
-      resolved: entry.resolved ?? (alias || isRegistryVersion ? null : spec),
-      integrity: entry.integrity ?? null,
+      source: resolved !== null ? classifySpec(resolved) : alias || isRegistryVersion ? 'registry' : classifySpec(spec),
+      resolved: resolved ?? (alias || isRegistryVersion ? null : spec),
+      integrity: text(entry.integrity),
       dev: entry.dev === true,
       optional: entry.optional === true,
       facts,
@@ -241,8 +278,11 @@ function parseV1(ctx: ParseContext, lock: PackageLock): ParsedLockfile {
   const notices: string[] = [];
   const unresolved: Declaration[] = [];
   for (const [key, o] of byKey) {
-    for (const [depName, range] of Object.entries(entries.get(key)?.requires ?? {})) {
-      const found = resolveInstallPath(entries, key, depName);
+    const requires = Object.entries(stringRecord(entries.get(key)?.requires));
+    bounds.edges(key, requires.length);
+    const dirs = ancestors(key);
+    for (const [depName, range] of requires) {
+      const found = resolveInstallPath(entries, key, depName, dirs);
       const dependency = found === null ? undefined : byKey.get(found);
       if (dependency) addEdge(o, dependency, 'prod', range);
       else notices.push(`${ctx.path}: ${key} requires ${depName}, which the lockfile does not contain`);

@@ -1,6 +1,6 @@
-import { parseAllDocuments } from 'yaml';
 import { declaredDependencies } from './manifest.js';
 import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
+import { parseYamlDocuments, StructureBounds } from '../../safe-parse.js';
 import {
   addEdge,
   isObject,
@@ -11,6 +11,7 @@ import {
   occurrence,
   projectOccurrence,
   stringRecord,
+  text,
   type Coverage,
   type ParseContext,
   type ParsedLockfile,
@@ -120,10 +121,8 @@ function resolutionOf(entry: Record<string, unknown>): { integrity: string | nul
 }
 
 export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfile {
-  const documents = parseAllDocuments(content)
-    .filter((d) => !(d instanceof Array))
-    .map((d) => d.toJS({ maxAliasCount: -1 }) as unknown)
-    .filter(isObject);
+  const documents = parseYamlDocuments(ctx.path, content).filter(isObject);
+  const bounds = new StructureBounds(ctx.path);
   const occurrences: Occurrence[] = [];
   const roots: string[] = [];
   const covers: Coverage[] = [];
@@ -143,7 +142,11 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
     const packages = isObject(doc['packages']) ? doc['packages'] : {};
     const snapshots = dialect === 9 && isObject(doc['snapshots']) ? doc['snapshots'] : packages;
     const byKey = new Map<string, Occurrence>();
-    for (const [key, raw] of Object.entries(snapshots)) {
+    const snapshotKeys = Object.keys(snapshots);
+    bounds.entries(snapshotKeys.length + Object.keys(packages).length);
+    for (const key of snapshotKeys) {
+      bounds.key(key);
+      const raw = snapshots[key];
       const snapshot = isObject(raw) ? raw : {};
       const parsed = parseKey(key, dialect);
       if (!parsed) continue;
@@ -155,9 +158,10 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
       if (env) facts['pnpm-env'] = 'true';
       if (bare !== parsed.version) facts['peer-variant'] = parsed.version.slice(bare.length);
       if (typeof entry['deprecated'] === 'string') facts['deprecated'] = entry['deprecated'];
-      if (Array.isArray(entry['os'])) facts['os'] = entry['os'].join(',');
-      if (Array.isArray(entry['cpu'])) facts['cpu'] = entry['cpu'].join(',');
-      const name = typeof entry['name'] === 'string' ? entry['name'] : parsed.name;
+      // Only the strings of a list: nested lists would be stringified whole (an alias bomb's payload).
+      if (Array.isArray(entry['os'])) facts['os'] = entry['os'].filter((v) => typeof v === 'string').join(',');
+      if (Array.isArray(entry['cpu'])) facts['cpu'] = entry['cpu'].filter((v) => typeof v === 'string').join(',');
+      const name = text(entry['name']) ?? parsed.name;
       const o = occurrence({
         ref: lockfileRef(ctx.path, prefix + key),
         name,
@@ -201,7 +205,9 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
         ['dependencies', 'prod'],
         ['optionalDependencies', 'optional'],
       ] as const) {
-        for (const [depName, value] of Object.entries(stringRecord(snapshot[section]))) {
+        const declared = Object.entries(stringRecord(snapshot[section]));
+        bounds.edges(key, declared.length);
+        for (const [depName, value] of declared) {
           const dependency = lookup(depName, value);
           if (dependency) addEdge(o, dependency, kindOf(depName, kind));
           else if (!value.startsWith('link:') && kind !== 'optional') notices.push(`${ctx.path}: ${key} requires ${depName}@${value}, which the lockfile does not contain`);
@@ -221,7 +227,9 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
         roots.push(project.ref);
         covers.push({ dir: rel, role: rel === '' ? 'root' : 'workspace' });
       }
-      for (const [depName, value, kind] of importerDeps(raw, dialect).deps) {
+      const declared = importerDeps(raw, dialect).deps;
+      bounds.edges(importerPath, declared.length);
+      for (const [depName, value, kind] of declared) {
         if (value.startsWith('link:')) continue;
         const dependency = lookup(depName, value);
         if (dependency) addEdge(project, dependency, kind);
@@ -241,12 +249,14 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
     }
   });
 
+  const byRef = new Map(occurrences.map((o) => [o.ref, o]));
+  const importerNames = new Set([...rootsByDir.values()].map((o) => o.name));
   for (const [dir, project] of rootsByDir) {
     const manifest = ctx.manifests.get(dir);
     if (!manifest) continue;
-    const names = new Set(project.dependencies.map((e) => occurrences.find((o) => o.ref === e.ref)?.alias ?? occurrences.find((o) => o.ref === e.ref)?.name));
+    const names = new Set(project.dependencies.map((e) => byRef.get(e.ref)?.alias ?? byRef.get(e.ref)?.name));
     for (const d of declaredDependencies(manifest)) {
-      if ((d.kind === 'prod' || d.kind === 'dev') && !names.has(d.name) && !d.range.startsWith('workspace:') && !isImporterLink(d.name, rootsByDir)) {
+      if ((d.kind === 'prod' || d.kind === 'dev') && !names.has(d.name) && !d.range.startsWith('workspace:') && !importerNames.has(d.name)) {
         unresolved.push({ manifest: manifest.path, name: d.name, range: d.range, kind: d.field });
       }
     }
@@ -261,9 +271,4 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
     scopesRecorded,
     record: lockfileRecord(ctx.path, 'pnpm-lock', version, occurrences, roots),
   };
-}
-
-function isImporterLink(name: string, roots: ReadonlyMap<string, Occurrence>): boolean {
-  for (const o of roots.values()) if (o.name === name) return true;
-  return false;
 }

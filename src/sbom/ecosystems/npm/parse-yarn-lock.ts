@@ -3,6 +3,7 @@ import picomatch from 'picomatch';
 import semver from 'semver';
 import { declaredDependencies, type Manifest } from './manifest.js';
 import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
+import { checkIndentationDepth, StructureBounds } from '../../safe-parse.js';
 import {
   addEdge,
   aliasTarget,
@@ -15,6 +16,7 @@ import {
   projectOccurrence,
   splitDescriptor,
   stringRecord,
+  text,
   type Coverage,
   type ParseContext,
   type ParsedLockfile,
@@ -67,7 +69,11 @@ function berryResolved(resolution: string): { source: Occurrence['source']; reso
 }
 
 export function parseYarnLock(ctx: ParseContext, content: string): ParsedLockfile {
-  const data = parseSyml(content) as Record<string, unknown>;
+  checkIndentationDepth(ctx.path, content);
+  const parsedData: unknown = parseSyml(content);
+  const data = isObject(parsedData) ? parsedData : {};
+  const bounds = new StructureBounds(ctx.path);
+  bounds.entries(Object.keys(data).length);
   const berry = isObject(data['__metadata']);
   const metaVersion = berry ? (data['__metadata'] as Record<string, unknown>)['version'] : 1;
   const metadataVersion = typeof metaVersion === 'string' || typeof metaVersion === 'number' ? String(metaVersion) : null;
@@ -83,7 +89,8 @@ export function parseYarnLock(ctx: ParseContext, content: string): ParsedLockfil
 
   for (const [key, value] of Object.entries(data)) {
     if (key === '__metadata' || !isObject(value)) continue;
-    const entry = value as YarnEntry;
+    bounds.key(key);
+    const entry = textFields(value);
     const descriptors = key.split(/\s*,\s*/).map((d) => d.replace(/^"|"$/g, ''));
     const first = descriptors[0] ?? key;
     let o: Occurrence;
@@ -150,6 +157,7 @@ export function parseYarnLock(ctx: ParseContext, content: string): ParsedLockfil
     return patches.get(descriptor) ?? direct;
   };
 
+  const peers = new PeerIndex(occurrences);
   for (const [o, entry] of entries) {
     const meta = isObject(entry.dependenciesMeta) ? entry.dependenciesMeta : {};
     const declared: [string, string, EdgeKind][] = [
@@ -160,36 +168,45 @@ export function parseYarnLock(ctx: ParseContext, content: string): ParsedLockfil
         isTrue(isObject(meta[n]) ? meta[n]['optional'] : undefined) ? 'optional' : 'prod',
       ]),
     ];
+    const peerRanges = stringRecord(entry.peerDependencies);
+    bounds.edges(o.installPath, declared.length + Object.keys(peerRanges).length);
     for (const [depName, range, kind] of declared) {
       const dependency = lookup(depName, range);
       if (dependency) addEdge(o, dependency, kind, berry ? range.replace(/^npm:/, '') : range);
       else if (kind !== 'optional') notices.push(`${ctx.path}: ${o.name}@${o.version ?? '?'} requires ${depName}@${range}, which the lockfile does not contain`);
     }
     const peerMeta = isObject(entry.peerDependenciesMeta) ? entry.peerDependenciesMeta : {};
-    resolvePeers(o, stringRecord(entry.peerDependencies), occurrences, (n) =>
-      isTrue(isObject(peerMeta[n]) ? peerMeta[n]['optional'] : undefined),
-    );
+    for (const [name, range] of Object.entries(peerRanges)) {
+      const only = peers.only(name, range);
+      if (only) addEdge(o, only, isTrue(isObject(peerMeta[name]) ? peerMeta[name]['optional'] : undefined) ? 'peerOptional' : 'peer', range);
+    }
     const patched = patchSource(o.installPath.split(/\s*,\s*/)[0] ?? '');
     const base = patched === null ? undefined : byDescriptor.get(patched);
     if (base) addEdge(o, base, 'prod');
   }
 
   // Projects' own declarations: dev dependencies are known only from manifests in classic yarn.
+  const byRef = new Map(occurrences.map((o) => [o.ref, o]));
   for (const rootRef of roots) {
-    const project = occurrences.find((o) => o.ref === rootRef);
+    const project = byRef.get(rootRef);
     const manifest = project ? manifestOf(ctx, project) : undefined;
     if (!project || !manifest) continue;
     const entry = entries.get(project);
+    const position = new Map(project.dependencies.map((e, i) => [e.ref, i]));
     for (const d of declaredDependencies(manifest)) {
       const range = berry && !/^[a-z]+:/.test(d.range) ? `npm:${d.range}` : d.range;
       const dependency = lookup(d.name, range) ?? (berry ? lookup(d.name, d.range) : undefined);
-      const already = project.dependencies.find((e) => e.ref === dependency?.ref);
-      if (dependency && already) {
+      const at = dependency === undefined ? undefined : position.get(dependency.ref);
+      const already = at === undefined ? undefined : project.dependencies[at];
+      if (at !== undefined && already) {
         // The manifest knows what the lockfile's project entry does not: dev and peer status.
-        if (d.kind === 'dev' || d.kind === 'optional') project.dependencies[project.dependencies.indexOf(already)] = { ...already, kind: d.kind };
+        if (d.kind === 'dev' || d.kind === 'optional') project.dependencies[at] = { ...already, kind: d.kind };
         continue;
       }
-      if (dependency) addEdge(project, dependency, d.kind, d.range);
+      if (dependency) {
+        addEdge(project, dependency, d.kind, d.range);
+        if (project.dependencies.at(-1)?.ref === dependency.ref) position.set(dependency.ref, project.dependencies.length - 1);
+      }
       else if ((d.kind === 'prod' || d.kind === 'dev') && entry === undefined) {
         unresolved.push({ manifest: manifest.path, name: d.name, range: d.range, kind: d.field });
       }
@@ -248,18 +265,60 @@ function addClassicProjects(
   }
 }
 
-/** Peers are satisfied by the parent's tree, which a lockfile does not record: pick the one match. */
-function resolvePeers(
-  o: Occurrence,
-  peers: Record<string, string>,
-  occurrences: readonly Occurrence[],
-  optional: (name: string) => boolean,
-): void {
-  for (const [name, range] of Object.entries(peers)) {
-    const candidates = occurrences.filter(
-      (c) => c.name === name && c.version !== null && semver.valid(c.version) !== null && semver.satisfies(c.version, range, { includePrerelease: true }),
-    );
-    const [only] = candidates;
-    if (only && candidates.length === 1) addEdge(o, only, optional(name) ? 'peerOptional' : 'peer', range);
+/**
+ * Peers are satisfied by the parent's tree, which a lockfile does not record: the one entry of
+ * that name whose version satisfies the range, if exactly one does. Entries are indexed by name
+ * and answers cached per (name, range), so many peers cost no scan of the whole lockfile each.
+ */
+class PeerIndex {
+  private readonly byName = new Map<string, Occurrence[]>();
+  private readonly answers = new Map<string, Occurrence | null>();
+
+  constructor(occurrences: readonly Occurrence[]) {
+    for (const o of occurrences) {
+      if (o.version === null || semver.valid(o.version) === null) continue;
+      const list = this.byName.get(o.name);
+      if (list) list.push(o);
+      else this.byName.set(o.name, [o]);
+    }
   }
+
+  only(name: string, range: string): Occurrence | null {
+    const key = `${name}\0${range}`;
+    const known = this.answers.get(key);
+    if (known !== undefined) return known;
+    let found: Occurrence | null = null;
+    let count = 0;
+    for (const c of this.byName.get(name) ?? []) {
+      if (c.version !== null && semver.satisfies(c.version, range, { includePrerelease: true })) {
+        found = c;
+        if (++count > 1) break;
+      }
+    }
+    const answer = count === 1 ? found : null;
+    this.answers.set(key, answer);
+    return answer;
+  }
+}
+
+/** The entry's text fields kept only when they are text (the syml parser may give anything). */
+function textFields(value: Record<string, unknown>): YarnEntry {
+  const keep = (field: string): { [field: string]: string } => {
+    const v = text(value[field]);
+    return v === null ? {} : { [field]: v };
+  };
+  return {
+    ...keep('version'),
+    ...keep('resolved'),
+    ...keep('resolution'),
+    ...keep('integrity'),
+    ...keep('checksum'),
+    ...keep('languageName'),
+    ...keep('linkType'),
+    dependencies: value['dependencies'],
+    optionalDependencies: value['optionalDependencies'],
+    peerDependencies: value['peerDependencies'],
+    dependenciesMeta: value['dependenciesMeta'],
+    peerDependenciesMeta: value['peerDependenciesMeta'],
+  };
 }

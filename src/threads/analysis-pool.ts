@@ -1,0 +1,125 @@
+import type { Config } from '../config.js';
+import type { Analyze } from '../jobs/runner.js';
+import type { Logger } from '../logger.js';
+import type { AnalyzeDeps } from '../sbom/analyze.js';
+import { AnalysisError, LimitExceededError, TransientAnalysisError } from '../sbom/types.js';
+import { isThreadMessage, fromWire, toWire, type AnalysisOutcome, type AnalysisTask, type CallAnswer, type MainCall, type MainMessage } from './analysis-protocol.js';
+import { BudgetExceeded, BudgetPool, PoolSaturated } from './budget-pool.js';
+
+export interface AnalysisPoolOptions {
+  readonly threads: number;
+  /** Analyses waiting for a thread beyond this are refused (a transient failure: retry later). */
+  readonly maxQueue: number;
+  /** Time one analysis may compute (registry waits excluded): ANALYSIS_TIME_LIMIT_MS. */
+  readonly budgetMs: number;
+  /** Heap of one analysis thread: ANALYSIS_MAX_HEAP_MB. */
+  readonly maxHeapMb: number;
+  /** Told of failures that are not analysis errors (bugs): they still fail as `execution_failed`. */
+  readonly onUnexpected?: (error: Error) => void;
+}
+
+export interface AnalysisPool {
+  /** The analysis, run on a pool thread: the same signature as the in-process `analyze`. */
+  readonly analyze: Analyze;
+  close(): Promise<void>;
+}
+
+/**
+ * Where the analysis runs in the API and the workers: never on the event loop. Each run gets a
+ * thread of a bounded pool, a time budget and a heap limit; registry calls, progress and
+ * checkpoints come back to this thread, so the enrichment cache, shared in-flight fetches,
+ * metrics and job snapshots behave exactly as when the analysis ran here.
+ */
+export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
+  const pool = new BudgetPool<AnalysisTask, AnalysisOutcome>({
+    worker: new URL(`./analysis-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+    name: 'analysis',
+    maxThreads: options.threads,
+    maxQueue: options.maxQueue,
+    budgetMs: options.budgetMs,
+    maxHeapMb: options.maxHeapMb,
+  });
+
+  const answer = async (call: MainCall, deps: AnalyzeDeps, id: number, reply: (message: MainMessage) => void): Promise<CallAnswer> => {
+    switch (call.method) {
+      case 'enrich': {
+        if (!deps.registry) return { metadata: new Map(), failed: [] };
+        return deps.registry.enrich(call.coordinates, (counts) => reply({ type: 'enrich-progress', id, counts }), deps.signal);
+      }
+      case 'resolve':
+        if (!deps.resolver) throw new AnalysisError('resolution_failed', 'no resolver');
+        return deps.resolver(call.project, deps.signal);
+      case 'checkpoint':
+        await deps.checkpoint?.(call.phase);
+        return null;
+      case 'http': {
+        const access = deps.registryAccess;
+        // Only the configured registries are reached, whatever a thread asks for.
+        if (!access || !Object.values(access.bases).some((base) => call.url === base || call.url.startsWith(`${base}/`) || call.url.startsWith(`${base}?`))) {
+          throw new TransientAnalysisError('no such registry');
+        }
+        return access.http.text(call.url, { ...(deps.signal ? { signal: deps.signal } : {}), ...(call.accept === null ? {} : { accept: call.accept }) });
+      }
+    }
+  };
+
+  const analyze: Analyze = async (files, format, deps) => {
+    const task: AnalysisTask = {
+      files,
+      format,
+      maxOutputBytes: deps.maxOutputBytes ?? null,
+      registry: Boolean(deps.registry),
+      resolver: Boolean(deps.resolver),
+      checkpoint: deps.checkpoint !== undefined,
+      registries: deps.registryAccess ? { ...deps.registryAccess.bases } : null,
+      resolutionTimeoutMs: deps.registryAccess?.resolutionTimeoutMs ?? null,
+      nowMs: deps.now ? deps.now().getTime() : null,
+    };
+    let outcome: AnalysisOutcome;
+    try {
+      outcome = await pool.run(task, {
+        ...(deps.signal ? { signal: deps.signal } : {}),
+        onMessage: (message, post) => {
+          if (!isThreadMessage(message)) return;
+          if (message.type === 'progress') {
+            deps.onProgress?.(message.progress);
+            return;
+          }
+          const reply = (m: MainMessage): void => post(m);
+          answer(message.call, deps, message.id, reply).then(
+            (value) => reply({ type: 'reply', id: message.id, ok: true, value }),
+            (error: unknown) => reply({ type: 'reply', id: message.id, ok: false, error: toWire(error) }),
+          );
+        },
+      });
+    } catch (error) {
+      if (error instanceof BudgetExceeded) {
+        const code = error.kind === 'time' ? 'resolution_timeout' : 'execution_failed';
+        const name = error.kind === 'time' ? 'ANALYSIS_TIME_LIMIT_MS' : 'ANALYSIS_MAX_HEAP_MB';
+        throw new LimitExceededError(code, { name, value: error.limit }, error.message);
+      }
+      if (error instanceof PoolSaturated) throw new TransientAnalysisError(error.message, { cause: error });
+      throw error;
+    }
+    if (outcome.ok) return outcome.result;
+    const failure = fromWire(outcome.error);
+    // Typed failures, and errors with a code (Postgres, network: the runner decides on a retry), as they are.
+    if (outcome.error.kind !== 'other' || outcome.error.code !== null) throw failure;
+    // A bug met by this input: the same input meets it again, so it is a failure, not a retry.
+    options.onUnexpected?.(failure);
+    throw new AnalysisError('execution_failed', failure.message, { cause: failure });
+  };
+
+  return { analyze, close: () => pool.close() };
+}
+
+/** The pool a process makes from its configuration; unexpected failures are logged with their stack. */
+export function analysisPoolFor(config: Pick<Config, 'analysis'>, logger: Logger): AnalysisPool {
+  return createAnalysisPool({
+    threads: config.analysis.threads,
+    maxQueue: config.analysis.maxQueue,
+    budgetMs: config.analysis.timeLimitMs,
+    maxHeapMb: config.analysis.maxHeapMb,
+    onUnexpected: (error) => logger.error({ err: error }, 'analysis failed unexpectedly'),
+  });
+}

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { JobSnapshot } from '../../src/jobs/snapshot.js';
+import { PgMetadataCache } from '../../src/registry/pg-cache.js';
+import { coordinateKey, EMPTY_METADATA, type PackageMetadata } from '../../src/sbom/metadata.js';
+import type { InputFile } from '../../src/sbom/types.js';
+import { SMALL_NPM } from '../helpers/fixtures.js';
+import { aliasBombPnpm, chainNpm, deepJson, highDegreeNpm, longKeyBun, manyEntriesNpm, manyPeersYarn } from '../helpers/hostile-inputs.js';
+import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
+import { SseClient } from '../helpers/sse.js';
+
+/**
+ * The reproducers of the hostile-input campaign, through the HTTP API of a real API process:
+ * each answers a typed failure (or a correct document) while `GET /healthz` and a small
+ * synchronous analysis on the same process keep answering in under 100 ms.
+ */
+
+const THREADS = 3;
+/** The issue's bound for the probe and the small analysis running beside a hostile one. */
+const CONCURRENT_MS = 100;
+
+let h: JobsHarness;
+let base: string;
+let token: string;
+
+beforeAll(async () => {
+  h = await startJobsHarness({ ANALYSIS_THREADS: String(THREADS), ANALYSIS_TIME_LIMIT_MS: '20000', ANALYSIS_MAX_HEAP_MB: '512' });
+  base = await h.listen();
+  token = await h.token();
+}, 60_000);
+afterAll(() => h.close());
+
+async function post(files: readonly InputFile[], format = 'text'): Promise<{ status: number; body: string; ms: number }> {
+  const started = performance.now();
+  const res = await fetch(`${base}/v1/experimental/sbom`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ format, files }),
+  });
+  const body = await res.text();
+  return { status: res.status, body, ms: performance.now() - started };
+}
+
+async function healthz(): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  const res = await fetch(`${base}/healthz`);
+  await res.arrayBuffer();
+  return { status: res.status, ms: performance.now() - started };
+}
+
+// Every thread has loaded the pipeline (a terminated one is replaced by a fresh thread).
+beforeEach(async () => {
+  const warm = await Promise.all(Array.from({ length: THREADS }, () => post(SMALL_NPM())));
+  expect(warm.map((r) => r.status)).toEqual(Array(THREADS).fill(200));
+});
+
+/** Runs the hostile upload while probing the process; returns its answer and the probes' worst latencies. */
+async function beside(files: readonly InputFile[]): Promise<{ status: number; problem: Record<string, unknown>; health: number; small: number }> {
+  const state = { settled: false };
+  const hostile = post(files).finally(() => (state.settled = true));
+  let health = 0;
+  let small = 0;
+  do {
+    const [probe, analysis] = await Promise.all([healthz(), post(SMALL_NPM())]);
+    expect(probe.status).toBe(200);
+    expect(analysis.status).toBe(200);
+    health = Math.max(health, probe.ms);
+    small = Math.max(small, analysis.ms);
+  } while (!state.settled);
+  const answer = await hostile;
+  return { status: answer.status, problem: answer.status === 200 ? {} : (JSON.parse(answer.body) as Record<string, unknown>), health, small };
+}
+
+describe('hostile uploads through POST /v1/experimental/sbom', () => {
+  const limitCases: [string, () => InputFile[], string][] = [
+    ['a pnpm-lock.yaml alias bomb', () => [aliasBombPnpm()], 'maxYamlAliases'],
+    ['a bun.lock key of 16,000 segments', () => [longKeyBun()], 'maxKeyLength'],
+    ['a package-lock root with 40,000 dependencies', () => [highDegreeNpm()], 'maxEdgesPerEntry'],
+    ['a package-lock of 130,000 entries', () => [manyEntriesNpm()], 'maxEntries'],
+    ['`{"a":` 5,000 times', () => [deepJson()], 'maxDepth'],
+  ];
+  for (const [name, files, limit] of limitCases) {
+    it(`answers ${name} with a 422 naming the limit, while the process keeps answering`, async () => {
+      const result = await beside(files());
+      expect(result.status).toBe(422);
+      expect(result.problem).toMatchObject({ code: 'ANALYSIS_FAILED', failure_code: 'execution_failed', limit });
+      expect(typeof result.problem['path']).toBe('string');
+      expect(result.health).toBeLessThan(CONCURRENT_MS);
+      expect(result.small).toBeLessThan(CONCURRENT_MS);
+    });
+  }
+
+  it('answers a yarn.lock of 8,000 entries × 5 peers with the document, while the process keeps answering', async () => {
+    // Warm enrichment cache: this measures the analysis beside the probes, not 8,005 fetches
+    // from a fixture registry that serves them on this very event loop.
+    const metadata = new Map<string, PackageMetadata>();
+    for (let i = 0; i < 8_000; i++) metadata.set(coordinateKey('npm', `p${i}`, '1.0.0'), EMPTY_METADATA);
+    for (let q = 0; q < 5; q++) metadata.set(coordinateKey('npm', `q${q}`, '1.0.0'), EMPTY_METADATA);
+    await new PgMetadataCache(h.database.db).setMany(metadata);
+    const result = await beside([manyPeersYarn()]);
+    expect(result.status).toBe(200);
+    expect(result.health).toBeLessThan(CONCURRENT_MS);
+    expect(result.small).toBeLessThan(CONCURRENT_MS);
+  });
+});
+
+describe('the time budget of an analysis', () => {
+  async function submit(files: readonly InputFile[], format: string): Promise<string> {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/experimental/lockfile-jobs',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { format, files },
+    });
+    expect(res.statusCode).toBe(202);
+    return res.json<JobSnapshot>().id;
+  }
+
+  /** Follows the job's events to its terminal snapshot. */
+  async function settled(id: string): Promise<JobSnapshot> {
+    const stream = new SseClient(`${base}/v1/experimental/lockfile-jobs/${id}/events`, token);
+    await stream.ended;
+    const last = stream.snapshots().at(-1);
+    if (!last) throw new Error('no snapshot received');
+    return last;
+  }
+
+  it('fails a job over its budget with resolution_timeout; its thread is replaced and the next job succeeds', async () => {
+    const workers = await h.startWorkers({ analysis: { ...h.config.analysis, threads: 1, timeLimitMs: 300 } });
+    try {
+      const slow = await submit([chainNpm(40_000)], 'cyclonedx');
+      expect(await settled(slow)).toMatchObject({ state: 'failed', error: 'resolution_timeout' });
+      // Text: a fresh thread compiles no schema validator, so the small job fits a 300 ms budget cold.
+      const small = await submit(SMALL_NPM(), 'text');
+      expect(await settled(small)).toMatchObject({ state: 'succeeded', error: null });
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it('fails a job with an alias bomb as execution_failed, not after minutes', async () => {
+    const workers = await h.startWorkers();
+    try {
+      const id = await submit([aliasBombPnpm()], 'cyclonedx');
+      expect(await settled(id)).toMatchObject({ state: 'failed', error: 'execution_failed' });
+    } finally {
+      await workers.close();
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Coordinate } from '../../src/sbom/enrich-types.js';
+import { EMPTY_METADATA, coordinateKey } from '../../src/sbom/metadata.js';
+import { LimitExceededError, TransientAnalysisError, type AnalysisPhase } from '../../src/sbom/types.js';
+import { createAnalysisPool, type AnalysisPool } from '../../src/threads/analysis-pool.js';
+import { createPagePool, PageTooHeavy, type PagePool } from '../../src/threads/page-pool.js';
+import { SMALL_NPM } from '../helpers/fixtures.js';
+import { manyEntriesNpm } from '../helpers/hostile-inputs.js';
+
+const open: (AnalysisPool | PagePool)[] = [];
+afterAll(async () => {
+  for (const pool of open) await pool.close();
+});
+
+function analysisPool(options: Partial<Parameters<typeof createAnalysisPool>[0]> = {}): AnalysisPool {
+  const pool = createAnalysisPool({ threads: 1, maxQueue: 8, budgetMs: 20_000, maxHeapMb: 512, ...options });
+  open.push(pool);
+  return pool;
+}
+
+describe('the analysis pool', () => {
+  it('brings registry calls and progress back to the caller, as an in-process analysis would', async () => {
+    const phases: AnalysisPhase[] = [];
+    const asked: Coordinate[] = [];
+    const held: AnalysisPhase[] = [];
+    const result = await analysisPool().analyze(SMALL_NPM(), 'cyclonedx', {
+      registry: {
+        enrich: (coordinates, onProgress) => {
+          asked.push(...coordinates);
+          onProgress({ coordinates_done: coordinates.length });
+          const metadata = new Map(coordinates.map((c) => [coordinateKey(c.ecosystem, c.name, c.version), { ...EMPTY_METADATA, description: 'described by the registry' }]));
+          return Promise.resolve({ metadata, failed: [] });
+        },
+      },
+      onProgress: (p) => {
+        if (phases.at(-1) !== p.phase) phases.push(p.phase);
+      },
+      checkpoint: (phase) => {
+        held.push(phase);
+        return Promise.resolve();
+      },
+    });
+    expect(phases).toEqual(['resolving', 'enriching', 'rendering']);
+    expect(held).toEqual(['resolving', 'enriching', 'rendering']);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(result.document).toContain('described by the registry');
+    expect(result.counts.coordinates_done).toBe(asked.length);
+  });
+
+  it('ends a run over its heap limit as execution_failed naming the limit; the next run succeeds', async () => {
+    const pool = analysisPool({ maxHeapMb: 64 });
+    const failure = await pool.analyze([manyEntriesNpm(95_000)], 'cyclonedx', {}).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(LimitExceededError);
+    expect(failure).toMatchObject({ code: 'execution_failed', limit: 'ANALYSIS_MAX_HEAP_MB', value: 64 });
+    const next = await pool.analyze(SMALL_NPM(), 'text', {});
+    expect(next.byteSize).toBeGreaterThan(0);
+  });
+
+  it('refuses a run beyond its queue as a transient failure (retry later)', async () => {
+    const pool = analysisPool({ maxQueue: 0 });
+    const first = pool.analyze(SMALL_NPM(), 'text', {});
+    await expect(pool.analyze(SMALL_NPM(), 'text', {})).rejects.toBeInstanceOf(TransientAnalysisError);
+    expect((await first).byteSize).toBeGreaterThan(0);
+  });
+});
+
+describe('the page pool', () => {
+  it('skips a page whose conversion outlasts its budget, then converts the next one', async () => {
+    const pool = createPagePool({ threads: 1, budgetMs: 150, maxHeapMb: 256 });
+    open.push(pool);
+    const url = new URL('http://docs.example/guide');
+    // Deep nesting with text at every level: far more conversion work than 150 ms allow.
+    const heavy = Buffer.from(`<html><body>${'<div><em>a</em> b '.repeat(30_000)}${'</div>'.repeat(30_000)}</body></html>`);
+    await expect(pool.parse(heavy, 'text/html', url)).rejects.toBeInstanceOf(PageTooHeavy);
+    const page = await pool.parse(Buffer.from('<html><head><title>Guide</title></head><body><h1>Hello</h1><a href="/next">n</a></body></html>'), 'text/html', url);
+    expect(page).toMatchObject({ title: 'Guide', markdown: '# Hello\n\n[n](/next)\n' });
+    expect(page.links.map((l) => l.href)).toEqual(['http://docs.example/next']);
+  });
+});
