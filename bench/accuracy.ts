@@ -40,6 +40,7 @@ interface Score {
   readonly duplicate_components: number;
   readonly components_without_purl: number;
   readonly misses?: string[];
+  readonly scope_confusion?: Record<string, number>;
   readonly extras?: string[];
 }
 
@@ -82,6 +83,7 @@ try {
       `${set.padEnd(26)} ${String(score.truth_entries).padStart(6)} ${String(score.components).padStart(6)} ${fmt(score.recall)}   ${fmt(score.precision)}  ${String(score.duplicate_components).padStart(4)}  ${elapsed.toFixed(0)} ms`,
     );
     if (verbose) {
+      console.log(`    scopes (truth->document): ${Object.entries(score.scope_confusion ?? {}).map(([k, n]) => `${k} ${n}`).join(', ')}`);
       for (const m of score.misses ?? []) console.log(`    miss  ${m}`);
       for (const e of score.extras ?? []) console.log(`    extra ${e}`);
     }

@@ -2,6 +2,7 @@ import { cargoEcosystem } from './cargo/index.js';
 import { golangEcosystem } from './golang/index.js';
 import { mavenEcosystem } from './maven/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
+import { pypiEcosystem } from './pypi/index.js';
 import type { Ecosystem, RegistryEndpoint, RegistryKey } from './types.js';
 
 export interface EcosystemsOptions {
@@ -20,6 +21,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
   return [
     npmEcosystem(options.npm),
     golangEcosystem(options.registries.go ?? null),
+    pypiEcosystem(options.registries.pypi ?? null),
     cargoEcosystem(options.registries.crates ?? null),
     mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs }),
   ];

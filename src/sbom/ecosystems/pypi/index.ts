@@ -1,0 +1,125 @@
+import type { FileProblem } from '../../types.js';
+import { AnalysisError } from '../../types.js';
+import { GraphBuilder, mergeInventory } from '../builder.js';
+import { emptyInventory, type Inventory } from '../../model.js';
+import type { ClaimedFile, Ecosystem, RegistryEndpoint } from '../types.js';
+import { folderOf } from './data.js';
+import { claimPython } from './detect.js';
+import { declarationOf, readPipfile, readPyProject, readSetupCfg, type Declared, type PyProject } from './manifest.js';
+import { pep503, pinnedVersion } from './names.js';
+import { parsePdmLock, parsePipfileLock, parsePoetryLock } from './parse-locks.js';
+import { parsePylock } from './parse-pylock.js';
+import { parseRequirements } from './parse-requirements.js';
+import { parseUvLock } from './parse-uv-lock.js';
+import { pypiPurl } from './purl.js';
+import { pypiMetadataClient } from './registry.js';
+
+/** A file that could not be read, as the caller's diagnostics say it. */
+function problemOf(file: ClaimedFile, error: unknown): FileProblem {
+  if (error instanceof AnalysisError && error.problems[0]) return { ...error.problems[0], path: file.path };
+  return { path: file.path, reason: 'malformed', message: `not a readable ${file.kind}` };
+}
+
+/**
+ * Python: poetry.lock, uv.lock, pdm.lock, Pipfile.lock, pylock.toml and pinned requirements files
+ * are the record; pyproject.toml, Pipfile, setup.cfg and `.in` files are manifests, covered by a
+ * lockfile of their folder, else read as declarations (pinned requirements become components).
+ * Requirements that are not pinned are not resolved against PyPI here: they stay declarations.
+ */
+export function pypiEcosystem(registry: RegistryEndpoint | null): Ecosystem {
+  return {
+    id: 'pypi',
+    label: 'Python',
+    metadata: registry === null ? null : pypiMetadataClient(registry),
+    claim: claimPython,
+    countManifests: (files) => files.filter((f) => f.role === 'manifest').length,
+    async build(files, ctx) {
+      const inventory = emptyInventory();
+      const problems: FileProblem[] = [];
+      const lockedFolders = new Set(files.filter((f) => f.role === 'lockfile').map((f) => folderOf(f.path)));
+      const projects = new Map<string, PyProject>();
+      for (const f of files.filter((x) => x.kind === 'pyproject')) {
+        try {
+          projects.set(folderOf(f.path), readPyProject(f.path, f.content));
+        } catch (error) {
+          if (error instanceof AnalysisError && error.problems.some((p) => p.limit !== undefined)) throw error;
+          problems.push(problemOf(f, error));
+        }
+      }
+      const pipfiles = new Map(files.filter((f) => f.kind === 'pipfile').map((f) => [folderOf(f.path), f.path]));
+      for (const f of files) {
+        const folder = folderOf(f.path);
+        try {
+          let part: Inventory | null = null;
+          if (f.kind === 'uv-lock') {
+            part = parseUvLock(f.path, f.content);
+            const project = projects.get(folder);
+            if (project) {
+              part.associations.push({ manifest: project.path, lockfile: f.path, role: 'root' });
+              part.resolutions.push({ manifest: project.path, outcome: 'lockfile', detail: null });
+            }
+          }
+          if (f.kind === 'poetry-lock') part = parsePoetryLock(f.path, f.content, projects.get(folder) ?? null);
+          if (f.kind === 'pdm-lock') part = parsePdmLock(f.path, f.content, projects.get(folder) ?? null);
+          if (f.kind === 'pipfile-lock') part = parsePipfileLock(f.path, f.content, pipfiles.get(folder) ?? null);
+          if (f.kind === 'pylock') part = parsePylock(f.path, f.content);
+          if (f.kind === 'requirements') part = parseRequirements(f.path, f.content).inventory;
+          if (part === null && f.role === 'manifest' && !lockedFolders.has(folder)) part = manifestOnly(f, projects.get(folder));
+          if (part !== null) mergeInventory(inventory, part);
+          if (f.role === 'manifest' && lockedFolders.has(folder) && f.kind !== 'pyproject' && f.kind !== 'pipfile') {
+            // A `.in` or setup.cfg beside a lockfile is what the lockfile was compiled from.
+            inventory.associations.push({ manifest: f.path, lockfile: null, role: 'root' });
+            inventory.resolutions.push({ manifest: f.path, outcome: 'lockfile', detail: null });
+          }
+        } catch (error) {
+          if (error instanceof AnalysisError && error.problems.some((p) => p.limit !== undefined)) throw error;
+          problems.push(problemOf(f, error));
+          inventory.notices.push(`${f.path} could not be read`);
+        }
+        if (f.role === 'manifest') ctx.onManifestDone();
+      }
+      return { inventory, problems };
+    },
+    purl: pypiPurl,
+  };
+}
+
+/**
+ * A manifest no lockfile covers: its exactly pinned requirements are components (the files
+ * state them), the others declarations; the manifest is recorded as not resolved.
+ */
+function manifestOnly(f: ClaimedFile, project: PyProject | undefined): Inventory {
+  let declared: readonly Declared[] = [];
+  let name: string | null = null;
+  let version: string | null = null;
+  if (f.kind === 'pyproject' && project) ({ declared, name, version } = project);
+  if (f.kind === 'pipfile') declared = readPipfile(f.path, f.content);
+  if (f.kind === 'setup-cfg') declared = readSetupCfg(f.content);
+  if (f.kind === 'requirements-in') declared = parseRequirementsIn(f);
+  const b = new GraphBuilder(f.path, 'pypi', pep503);
+  const root = name === null ? null : b.root('', { name, version, installPath: '' });
+  let unresolved = 0;
+  for (const d of declared) {
+    const pinned = pinnedVersion(d.requirement.specifier);
+    if (pinned === null || d.requirement.url !== null) {
+      b.unresolved(declarationOf(f.path, d));
+      unresolved++;
+      continue;
+    }
+    const o = b.add(pep503(d.requirement.name), { name: d.requirement.name, version: pinned, source: 'registry', dev: d.scope === 'dev', optional: d.scope === 'optional' });
+    if (root) b.edge(root, o, d.scope === 'prod' ? 'prod' : d.scope);
+  }
+  b.manifest(f.path, 'resolution_failed', unresolved === 0 ? null : `${unresolved} requirement(s) are not pinned and are listed unresolved`, 'standalone');
+  return b.finish(null, 'recorded');
+}
+
+function parseRequirementsIn(f: ClaimedFile): Declared[] {
+  const { inventory } = parseRequirements(f.path, f.content);
+  // An `.in` file's pins (rare) are declarations like its ranges: it is an input, not a lock.
+  return [...inventory.declarations, ...inventory.occurrences.map((o) => ({ manifest: f.path, name: o.name, range: `==${o.version ?? ''}`, kind: 'requirements', ecosystem: 'pypi' }))].flatMap(
+    (d) => {
+      const scope: Declared['scope'] = 'prod';
+      return [{ requirement: { name: d.name, extras: [], specifier: d.range, url: null, marker: null }, kind: d.kind, scope }];
+    },
+  );
+}
