@@ -1,5 +1,5 @@
 import type { FileProblem } from '../../types.js';
-import { AnalysisError } from '../../types.js';
+import { AnalysisError, TransientAnalysisError } from '../../types.js';
 import { GraphBuilder, mergeInventory } from '../builder.js';
 import { emptyInventory, type Inventory } from '../../model.js';
 import type { ClaimedFile, Ecosystem, RegistryEndpoint } from '../types.js';
@@ -12,7 +12,9 @@ import { parsePylock } from './parse-pylock.js';
 import { parseRequirements } from './parse-requirements.js';
 import { parseUvLock } from './parse-uv-lock.js';
 import { pypiPurl } from './purl.js';
+import { DEFAULT_ENVIRONMENT, type MarkerEnvironment } from './markers.js';
 import { pypiMetadataClient } from './registry.js';
+import { resolvePypi, type ResolveOptions } from './resolve.js';
 
 /** A file that could not be read, as the caller's diagnostics say it. */
 function problemOf(file: ClaimedFile, error: unknown): FileProblem {
@@ -26,7 +28,8 @@ function problemOf(file: ClaimedFile, error: unknown): FileProblem {
  * lockfile of their folder, else read as declarations (pinned requirements become components).
  * Requirements that are not pinned are not resolved against PyPI here: they stay declarations.
  */
-export function pypiEcosystem(registry: RegistryEndpoint | null): Ecosystem {
+export function pypiEcosystem(registry: RegistryEndpoint | null, options: { readonly environment?: Partial<MarkerEnvironment> } = {}): Ecosystem {
+  const environment: MarkerEnvironment = { ...DEFAULT_ENVIRONMENT, ...options.environment };
   return {
     id: 'pypi',
     label: 'Python',
@@ -64,7 +67,13 @@ export function pypiEcosystem(registry: RegistryEndpoint | null): Ecosystem {
           if (f.kind === 'pipfile-lock') part = parsePipfileLock(f.path, f.content, pipfiles.get(folder) ?? null);
           if (f.kind === 'pylock') part = parsePylock(f.path, f.content);
           if (f.kind === 'requirements') part = parseRequirements(f.path, f.content).inventory;
-          if (part === null && f.role === 'manifest' && !lockedFolders.has(folder)) part = manifestOnly(f, projects.get(folder));
+          if (part === null && f.role === 'manifest' && !lockedFolders.has(folder)) {
+            const resolution = await manifestOnly(f, projects.get(folder), registry === null ? null : { registry, environment, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+            part = resolution.inventory;
+            for (const d of resolution.unresolved) {
+              problems.push({ path: f.path, reason: 'unresolvable', message: `no release of ${d.requirement.name} matches ${d.requirement.specifier || 'any version'}`, package: d.requirement.name });
+            }
+          }
           if (part !== null) mergeInventory(inventory, part);
           if (f.role === 'manifest' && lockedFolders.has(folder) && f.kind !== 'pyproject' && f.kind !== 'pipfile') {
             // A `.in` or setup.cfg beside a lockfile is what the lockfile was compiled from.
@@ -72,7 +81,9 @@ export function pypiEcosystem(registry: RegistryEndpoint | null): Ecosystem {
             inventory.resolutions.push({ manifest: f.path, outcome: 'lockfile', detail: null });
           }
         } catch (error) {
+          // Over a limit fails the analysis; a registry in trouble retries it; a broken file is skipped.
           if (error instanceof AnalysisError && error.problems.some((p) => p.limit !== undefined)) throw error;
+          if (error instanceof TransientAnalysisError || ctx.signal?.aborted === true) throw error;
           problems.push(problemOf(f, error));
           inventory.notices.push(`${f.path} could not be read`);
         }
@@ -85,10 +96,15 @@ export function pypiEcosystem(registry: RegistryEndpoint | null): Ecosystem {
 }
 
 /**
- * A manifest no lockfile covers: its exactly pinned requirements are components (the files
- * state them), the others declarations; the manifest is recorded as not resolved.
+ * A manifest no lockfile covers: its exactly pinned requirements are components (the files state
+ * them); the others are resolved against PyPI when a registry is configured (else, or where that
+ * fails, they stay declarations).
  */
-function manifestOnly(f: ClaimedFile, project: PyProject | undefined): Inventory {
+async function manifestOnly(
+  f: ClaimedFile,
+  project: PyProject | undefined,
+  resolve: ResolveOptions | null,
+): Promise<{ inventory: Inventory; unresolved: readonly Declared[] }> {
   let declared: readonly Declared[] = [];
   let name: string | null = null;
   let version: string | null = null;
@@ -98,6 +114,12 @@ function manifestOnly(f: ClaimedFile, project: PyProject | undefined): Inventory
   if (f.kind === 'requirements-in') declared = parseRequirementsIn(f);
   const b = new GraphBuilder(f.path, 'pypi', pep503);
   const root = name === null ? null : b.root('', { name, version, installPath: '' });
+  if (resolve !== null) {
+    const { unresolved } = await resolvePypi(b, root, declared, resolve);
+    for (const d of unresolved) b.unresolved(declarationOf(f.path, d));
+    b.manifest(f.path, unresolved.length === declared.length && declared.length > 0 ? 'resolution_failed' : 'resolved', unresolved.length === 0 ? null : `${unresolved.length} requirement(s) could not be resolved`, 'standalone');
+    return { inventory: b.finish(null, 'graph'), unresolved };
+  }
   let unresolved = 0;
   for (const d of declared) {
     const pinned = pinnedVersion(d.requirement.specifier);
@@ -109,8 +131,8 @@ function manifestOnly(f: ClaimedFile, project: PyProject | undefined): Inventory
     const o = b.add(pep503(d.requirement.name), { name: d.requirement.name, version: pinned, source: 'registry', dev: d.scope === 'dev', optional: d.scope === 'optional' });
     if (root) b.edge(root, o, d.scope === 'prod' ? 'prod' : d.scope);
   }
-  b.manifest(f.path, 'resolution_failed', unresolved === 0 ? null : `${unresolved} requirement(s) are not pinned and are listed unresolved`, 'standalone');
-  return b.finish(null, 'recorded');
+  b.manifest(f.path, 'resolution_failed', unresolved === 0 ? null : `${unresolved} requirement(s) are not pinned and no registry is available to resolve them`, 'standalone');
+  return { inventory: b.finish(null, 'recorded'), unresolved: [] };
 }
 
 function parseRequirementsIn(f: ClaimedFile): Declared[] {
