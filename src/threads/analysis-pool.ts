@@ -76,6 +76,10 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
       nowMs: deps.now ? deps.now().getTime() : null,
     };
     let outcome: AnalysisOutcome;
+    // The first failure of a call answered here (a Postgres cache read during a restart, a
+    // registry outage): the thread's run fails with a copy of it, but the caller decides on a
+    // retry from the original (its class and cause do not cross threads).
+    const callFailures: unknown[] = [];
     try {
       outcome = await pool.run(task, {
         ...(deps.signal ? { signal: deps.signal } : {}),
@@ -88,7 +92,10 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
           const reply = (m: MainMessage): void => post(m);
           answer(message.call, deps, message.id, reply).then(
             (value) => reply({ type: 'reply', id: message.id, ok: true, value }),
-            (error: unknown) => reply({ type: 'reply', id: message.id, ok: false, error: toWire(error) }),
+            (error: unknown) => {
+              callFailures.push(error);
+              reply({ type: 'reply', id: message.id, ok: false, error: toWire(error) });
+            },
           );
         },
       });
@@ -102,6 +109,7 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
       throw error;
     }
     if (outcome.ok) return outcome.result;
+    if (callFailures.length > 0 && outcome.error.kind !== 'limit' && outcome.error.kind !== 'analysis') throw callFailures[0];
     const failure = fromWire(outcome.error);
     // Typed failures, and errors with a code (Postgres, network: the runner decides on a retry), as they are.
     if (outcome.error.kind !== 'other' || outcome.error.code !== null) throw failure;
