@@ -1,4 +1,4 @@
-import type { Manifest } from './manifest.js';
+import { declaredDependencies, type Manifest } from './manifest.js';
 import type { Declaration, Edge, EdgeKind, LockfileRecord, Occurrence, OccurrenceSource } from '../../model.js';
 
 /** What a parser is given: the lockfile and the uploaded manifests of its folder and below. */
@@ -201,4 +201,24 @@ export function stringRecord(value: unknown): Record<string, string> {
     else if (typeof v === 'number') out[k] = String(v);
   }
   return out;
+}
+
+/** A parser's result, its lockfile record counted from what it built (roots are not entries). */
+export function parsedLockfile(
+  path: string,
+  kind: string,
+  version: string | null,
+  parts: Omit<ParsedLockfile, 'record'>,
+): ParsedLockfile {
+  return { ...parts, record: lockfileRecord(path, kind, version, parts.occurrences, parts.roots) };
+}
+
+/**
+ * What a covered manifest requires (prod and dev) that the lockfile holds no entry for: the
+ * requirements kept as declarations. `has` says whether the lockfile resolves one.
+ */
+export function missingRequirements(manifest: Manifest, has: (name: string, range: string) => boolean): Declaration[] {
+  return declaredDependencies(manifest)
+    .filter((d) => (d.kind === 'prod' || d.kind === 'dev') && !has(d.name, d.range))
+    .map((d) => ({ manifest: manifest.path, name: d.name, range: d.range, kind: d.field }));
 }

@@ -1,4 +1,3 @@
-import { declaredDependencies } from './manifest.js';
 import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
 import { parseJsonc, StructureBounds } from '../../safe-parse.js';
 import { LimitExceededError } from '../../types.js';
@@ -6,7 +5,8 @@ import {
   addEdge,
   classifySpec,
   isObject,
-  lockfileRecord,
+  missingRequirements,
+  parsedLockfile,
   lockfileRef,
   normalizeRelative,
   occurrence,
@@ -213,20 +213,8 @@ export function parseBunLock(ctx: ParseContext, data: Record<string, unknown>): 
     const manifest = ctx.manifests.get(rel);
     if (!manifest) continue;
     const declared = new Set(declaredIn(raw, true).map(([n]) => n));
-    for (const d of declaredDependencies(manifest)) {
-      if ((d.kind === 'prod' || d.kind === 'dev') && !declared.has(d.name)) {
-        unresolved.push({ manifest: manifest.path, name: d.name, range: d.range, kind: d.field });
-      }
-    }
+    for (const d of missingRequirements(manifest, (name) => declared.has(name))) unresolved.push(d);
   }
 
-  return {
-    occurrences,
-    roots,
-    notices,
-    covers,
-    unresolved,
-    scopesRecorded: false,
-    record: lockfileRecord(ctx.path, 'bun-lock', String(data['lockfileVersion']), occurrences, roots),
-  };
+  return parsedLockfile(ctx.path, 'bun-lock', String(data['lockfileVersion']), { occurrences, roots, notices, covers, unresolved, scopesRecorded: false });
 }

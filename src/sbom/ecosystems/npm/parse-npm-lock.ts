@@ -7,7 +7,7 @@ import {
   classifySpec,
   isObject,
   joinPath,
-  lockfileRecord,
+  parsedLockfile,
   lockfileRef,
   occurrence,
   packageNameFromPath,
@@ -216,15 +216,7 @@ function parsePackages(ctx: ParseContext, lock: PackageLock, packages: Readonly<
       }
     }
   }
-  return {
-    occurrences,
-    roots,
-    notices,
-    covers,
-    unresolved,
-    scopesRecorded: true,
-    record: lockfileRecord(ctx.path, 'package-lock', String(lock.lockfileVersion ?? 1), occurrences, roots),
-  };
+  return parsedLockfile(ctx.path, 'package-lock', String(lock.lockfileVersion ?? 1), { occurrences, roots, notices, covers, unresolved, scopesRecorded: true });
 }
 
 /** lockfileVersion 1: a nested tree under `dependencies`; install paths are rebuilt from nesting. */
@@ -305,13 +297,5 @@ function parseV1(ctx: ParseContext, lock: PackageLock): ParsedLockfile {
     }
     notices.push(`${ctx.path}: lockfileVersion 1 without its package.json; the root's direct dependencies are inferred`);
   }
-  return {
-    occurrences,
-    roots: [root.ref],
-    notices,
-    covers: [{ dir: '', role: 'root' }],
-    unresolved,
-    scopesRecorded: true,
-    record: lockfileRecord(ctx.path, 'package-lock', String(lock.lockfileVersion ?? 1), occurrences, [root.ref]),
-  };
+  return parsedLockfile(ctx.path, 'package-lock', String(lock.lockfileVersion ?? 1), { occurrences, roots: [root.ref], notices, covers: [{ dir: '', role: 'root' }], unresolved, scopesRecorded: true });
 }

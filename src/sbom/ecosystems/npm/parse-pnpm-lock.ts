@@ -1,11 +1,11 @@
-import { declaredDependencies } from './manifest.js';
 import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
 import { parseYamlDocuments, StructureBounds } from '../../safe-parse.js';
 import {
   addEdge,
   isObject,
   joinPath,
-  lockfileRecord,
+  missingRequirements,
+  parsedLockfile,
   lockfileRef,
   normalizeRelative,
   occurrence,
@@ -255,20 +255,9 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
     const manifest = ctx.manifests.get(dir);
     if (!manifest) continue;
     const names = new Set(project.dependencies.map((e) => byRef.get(e.ref)?.alias ?? byRef.get(e.ref)?.name));
-    for (const d of declaredDependencies(manifest)) {
-      if ((d.kind === 'prod' || d.kind === 'dev') && !names.has(d.name) && !d.range.startsWith('workspace:') && !importerNames.has(d.name)) {
-        unresolved.push({ manifest: manifest.path, name: d.name, range: d.range, kind: d.field });
-      }
-    }
+    const has = (name: string, range: string): boolean => names.has(name) || range.startsWith('workspace:') || importerNames.has(name);
+    for (const d of missingRequirements(manifest, has)) unresolved.push(d);
   }
 
-  return {
-    occurrences,
-    roots,
-    notices,
-    covers,
-    unresolved,
-    scopesRecorded,
-    record: lockfileRecord(ctx.path, 'pnpm-lock', version, occurrences, roots),
-  };
+  return parsedLockfile(ctx.path, 'pnpm-lock', version, { occurrences, roots, notices, covers, unresolved, scopesRecorded });
 }

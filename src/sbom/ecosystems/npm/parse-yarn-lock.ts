@@ -9,7 +9,7 @@ import {
   aliasTarget,
   classifySpec,
   isObject,
-  lockfileRecord,
+  parsedLockfile,
   lockfileRef,
   normalizeRelative,
   occurrence,
@@ -213,15 +213,7 @@ export function parseYarnLock(ctx: ParseContext, content: string): ParsedLockfil
     }
   }
 
-  return {
-    occurrences,
-    roots,
-    notices,
-    covers,
-    unresolved,
-    scopesRecorded: false,
-    record: lockfileRecord(ctx.path, berry ? 'yarn-berry' : 'yarn-classic', metadataVersion, occurrences, roots),
-  };
+  return parsedLockfile(ctx.path, berry ? 'yarn-berry' : 'yarn-classic', metadataVersion, { occurrences, roots, notices, covers, unresolved, scopesRecorded: false });
 }
 
 function manifestOf(ctx: ParseContext, project: Occurrence): Manifest | undefined {
