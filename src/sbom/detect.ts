@@ -1,7 +1,7 @@
 import type { ClaimedFile, Ecosystem } from './ecosystems/types.js';
 import type { InputFile } from './types.js';
 
-/** The uploaded files each ecosystem claimed, in upload order, and the files nobody claimed. */
+/** The uploaded files each ecosystem claimed, and the files nobody claimed. */
 export interface Detection {
   readonly claims: ReadonlyMap<Ecosystem, readonly ClaimedFile[]>;
   readonly unclaimed: readonly string[];
@@ -39,5 +39,13 @@ export function detectFiles(files: readonly InputFile[], ecosystems: readonly Ec
     if (list) list.push(chosen.file);
     else claims.set(chosen.ecosystem, [chosen.file]);
   }
-  return { claims, unclaimed };
+  // The same files give the same document whatever order they were uploaded in (the CLI finds
+  // them sorted, an API caller sends them as it likes): ecosystems in registration order, each
+  // one's files by path.
+  const ordered = new Map<Ecosystem, ClaimedFile[]>();
+  for (const ecosystem of ecosystems) {
+    const list = claims.get(ecosystem);
+    if (list) ordered.set(ecosystem, list.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+  }
+  return { claims: ordered, unclaimed };
 }
