@@ -1,5 +1,6 @@
 import validateName from 'validate-npm-package-name';
 import { GIT_HOST_KINDS, type GitHostKind } from '../config.js';
+import { pep503 } from './sources/pypi.js';
 import type { PackageRegistry } from './sources/registry-source.js';
 
 /**
@@ -40,9 +41,11 @@ export interface SiteTarget {
 export type TargetParse = { readonly ok: true; readonly target: ListTarget } | { readonly ok: false; readonly detail: string };
 
 /** Target prefixes per registry (aliases included). */
-const REGISTRY_PREFIXES: Readonly<Record<string, PackageRegistry>> = { npm: 'npm', crates: 'crates', cargo: 'crates' };
+const REGISTRY_PREFIXES: Readonly<Record<string, PackageRegistry>> = { npm: 'npm', crates: 'crates', cargo: 'crates', pypi: 'pypi' };
 /** crates.io names: ASCII letter first, then letters, digits, `-` and `_`, at most 64; compared lower-cased. */
 const CRATE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/** PEP 508 project names; identity is the PEP 503 normalized name. */
+const PYPI_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,198}[A-Za-z0-9])?$/;
 const OWNER_REPO = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,99})\/([A-Za-z0-9_.-]{1,100})$/;
 const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 
@@ -52,6 +55,7 @@ function fail(detail: string): TargetParse {
 
 function validName(registry: PackageRegistry, name: string): string | null {
   if (registry === 'npm') return validateName(name).validForOldPackages ? name : null;
+  if (registry === 'pypi') return PYPI_NAME.test(name) ? pep503(name) : null;
   return CRATE_NAME.test(name) ? name.toLowerCase() : null;
 }
 

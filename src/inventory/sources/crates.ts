@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import semver from 'semver';
 import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
-import { downloadBytes } from '../../registry/download.js';
-import { RegistryMalformed, RegistryUnavailable, TarballUnavailable, type PackageVersion, type VersionLookup } from './npm.js';
+import { fetchArchive, registryJson } from './archive.js';
+import { RegistryMalformed, type PackageVersion, type VersionLookup } from './npm.js';
 import type { PackageRegistrySource } from './registry-source.js';
 
 /**
@@ -41,25 +41,14 @@ export class CratesPackageSource implements PackageRegistrySource {
   constructor(
     private readonly base: string,
     private readonly http: RegistryHttp,
-    private readonly timeoutMs = 60_000,
-    private readonly maxBytes = 256 * 1024 * 1024,
   ) {}
 
   private url(path: string): string {
     return `${this.base.replace(/\/+$/, '')}${path}`;
   }
 
-  private async doc(name: string): Promise<CrateDoc | null> {
-    try {
-      const doc = await this.http.json(this.url(`/api/v1/crates/${encodeURIComponent(name)}`));
-      if (doc === null) return null;
-      if (typeof doc !== 'object' || Array.isArray(doc) || !Array.isArray((doc as CrateDoc).versions)) throw new RegistryMalformed();
-      return doc;
-    } catch (error) {
-      if (error instanceof RegistryMalformed) throw error;
-      if ((error as { code?: unknown }).code === 'REGISTRY_RESPONSE') throw new RegistryMalformed({ cause: error });
-      throw new RegistryUnavailable(error instanceof Error && /in time/.test(error.message), { cause: error });
-    }
+  private doc(name: string): Promise<CrateDoc | null> {
+    return registryJson<CrateDoc>(this.http, this.url(`/api/v1/crates/${encodeURIComponent(name)}`), (doc) => Array.isArray(doc.versions));
   }
 
   async lookup(name: string, spec: string | null): Promise<VersionLookup> {
@@ -106,11 +95,7 @@ export class CratesPackageSource implements PackageRegistrySource {
     }
   }
 
-  async tarball(version: PackageVersion): Promise<Readable> {
-    if (version.tarball === null) throw new TarballUnavailable(null);
-    const result = await downloadBytes(version.tarball, { timeoutMs: this.timeoutMs, maxBytes: this.maxBytes });
-    if (result.kind === 'gone') throw new TarballUnavailable(result.status);
-    if (result.kind === 'failed') throw new RegistryUnavailable(result.timedOut, { cause: result.cause });
-    return Readable.from([result.bytes]);
+  tarball(version: PackageVersion): Promise<Readable> {
+    return fetchArchive(version);
   }
 }

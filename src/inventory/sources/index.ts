@@ -3,6 +3,7 @@ import { registryHttp } from '../../registry/http.js';
 import type { NpmOptions } from '../../registry/npm-options.js';
 import { CratesPackageSource } from './crates.js';
 import { NpmPackageSource } from './npm.js';
+import { PypiPackageSource } from './pypi.js';
 import type { PackageSources } from './registry-source.js';
 
 /** The package sources of every registry with package targets, at the `PACKAGE_REGISTRIES` base URLs. */
@@ -12,5 +13,6 @@ export function packageSources(npmOptions: NpmOptions, registries: Readonly<Reco
   return {
     npm: new NpmPackageSource(npmOptions),
     crates: new CratesPackageSource(registries.crates, http),
+    pypi: new PypiPackageSource(registries.pypi, http),
   };
 }

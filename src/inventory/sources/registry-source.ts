@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { PackageVersion, VersionLookup } from './npm.js';
 
 /** The registries whose packages are inventory targets. */
-export const PACKAGE_REGISTRIES = ['npm', 'crates'] as const;
+export const PACKAGE_REGISTRIES = ['npm', 'crates', 'pypi'] as const;
 export type PackageRegistry = (typeof PACKAGE_REGISTRIES)[number];
 
 /**
