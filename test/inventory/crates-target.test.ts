@@ -1,12 +1,9 @@
-import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListEntryType, ReadResponseType } from '../../src/inventory/schemas.js';
 import { cargoRange } from '../../src/inventory/sources/crates.js';
 import { parseTarget } from '../../src/inventory/targets.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
+import { expectArchiveListing, expectProblem, startRegistryFixture } from '../helpers/package-targets.js';
 import { makeTarball } from '../helpers/tarball.js';
 
 /** A crates.io fixture: `/api/v1/crates/<name>` and `/api/v1/crates/<name>/<version>/download`. */
@@ -24,14 +21,14 @@ interface Crate {
 }
 
 let crates: Record<string, Crate>;
-let server: Server;
-let base: string;
+let fixture: Awaited<ReturnType<typeof startRegistryFixture>>;
 let h: JobsHarness;
 let token: string;
-const { list, listOk, read } = inventoryClient(
+const client = inventoryClient(
   () => h.app,
   () => token,
 );
+const { list, listOk } = client;
 
 beforeAll(async () => {
   crates = {
@@ -46,8 +43,7 @@ beforeAll(async () => {
     },
     gone: { repository: 'https://git.example.test/owner/gone.git', versions: { '0.1.0': { status: 404 } } },
   };
-  server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+  fixture = await startRegistryFixture((path, _req, res) => {
     const m = /^\/api\/v1\/crates\/([^/]+)(?:\/([^/]+)\/download)?$/.exec(path);
     const name = m?.[1] ?? '';
     if (name === 'hangs') return; // never answers: the client's deadline ends it
@@ -63,15 +59,11 @@ beforeAll(async () => {
     if (!version?.archive) return void res.writeHead(version?.status ?? 404).end();
     res.writeHead(200, { 'content-type': 'application/gzip' }).end(version.archive);
   });
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify({ crates: base }), RESOLUTION_TIMEOUT_MS: '300' });
+  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify({ crates: fixture.url }), RESOLUTION_TIMEOUT_MS: '300' });
   token = await h.token('lister');
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await Promise.all([h.close(), new Promise((resolve) => server.close(resolve))]);
+  await Promise.all([h.close(), fixture.close()]);
 });
 
 describe('crates target grammar', () => {
@@ -89,30 +81,9 @@ describe('crates package targets', () => {
   it('lists the .crate exactly (top folder stripped), pages, filters and reads byte-exact', async () => {
     const workers = await h.startWorkers();
     try {
-      const ready = await listOk({ target: 'crates:demo@1.2.0', wait_timeout_ms: 20_000, recursive: true, limit: 500 });
-      expect(ready.code_index_state).toBe('current');
+      const ready = await expectArchiveListing(client, 'crates:demo@1.2.0', FILES, 'tests/it.rs', 'src/odd name+#1.rs');
       expect(ready.target_resolution?.served).toMatchObject({ registry: 'crates', package_name: 'demo', version: '1.2.0', repo_url: 'https://github.com/owner/demo' });
-      const files = ready.entries.filter((e) => e.kind === 'file');
-      expect(files.map((e) => [e.path, e.byte_size, e.content_hash]).sort()).toEqual(
-        Object.entries(FILES)
-          .map(([p, c]) => [p, Buffer.byteLength(c), `sha256:${createHash('sha256').update(c).digest('hex')}`])
-          .sort(),
-      );
-      expect(files.find((e) => e.path === 'tests/it.rs')).toMatchObject({ language: 'rust', intent: 'test' });
-      const tests = await listOk({ target: 'crates:demo@1.2.0', recursive: true, intents: ['test'] });
-      expect(tests.entries.map((e) => e.path)).toEqual(['tests/it.rs']);
-      const seen: ListEntryType[] = [];
-      let after: string | undefined;
-      for (let guard = 0; guard < 20; guard++) {
-        const page = await listOk({ target: 'crates:demo@1.2.0', recursive: true, limit: 2, ...(after ? { after } : {}) });
-        seen.push(...page.entries);
-        if (!page.has_more) break;
-        after = page.next_cursor ?? undefined;
-      }
-      expect(seen).toEqual(ready.entries);
-      const odd = await read('crates:demo@1.2.0', 'src/odd name+#1.rs');
-      expect(odd.statusCode).toBe(200);
-      expect(odd.json<ReadResponseType>()).toMatchObject({ content: FILES['src/odd name+#1.rs'], canonical_target: 'crates:demo@1.2.0' });
+      expect(ready.entries.find((e) => e.path === 'tests/it.rs')).toMatchObject({ language: 'rust', intent: 'test' });
 
       // Latest skips the yanked 1.3.0 and the prerelease; a requirement resolves; a pinned yanked version is served.
       const latest = await listOk({ target: 'cargo:Demo', wait_timeout_ms: 20_000 });
@@ -139,9 +110,5 @@ describe('crates package targets', () => {
     ['crates:broken', 502, 'LIST_UNSUPPORTED_API'],
     ['crates:garbled', 502, 'LIST_UNSUPPORTED_API'],
     ['crates:hangs', 504, 'TIMEOUT'],
-  ])('answers %s with %i %s', async (target, status, code) => {
-    const res = await list({ target });
-    expect(res.statusCode, res.body).toBe(status);
-    expect(res.json()).toMatchObject({ code });
-  });
+  ])('answers %s with %i %s', (target, status, code) => expectProblem(client, target, status, code));
 });

@@ -1,11 +1,8 @@
-import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListEntryType, ReadResponseType } from '../../src/inventory/schemas.js';
 import { parseTarget } from '../../src/inventory/targets.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
+import { expectArchiveListing, expectProblem, startRegistryFixture } from '../helpers/package-targets.js';
 import { makeTarball } from '../helpers/tarball.js';
 
 /** A PyPI fixture speaking the JSON API (`/pypi/<name>/json`) and serving the release files it names. */
@@ -24,13 +21,14 @@ interface Release {
 }
 
 let releases: Record<string, Release>;
-let server: Server;
+let fixture: Awaited<ReturnType<typeof startRegistryFixture>>;
 let h: JobsHarness;
 let token: string;
-const { list, listOk, read } = inventoryClient(
+const client = inventoryClient(
   () => h.app,
   () => token,
 );
+const { list, listOk } = client;
 
 beforeAll(async () => {
   const sdist = async (version: string, files: Record<string, string>) =>
@@ -42,8 +40,7 @@ beforeAll(async () => {
     '3.0.0rc1': { sdist: await sdist('3.0.0rc1', { 'setup.py': 'rc\n' }) },
     '0.9.0': { wheelOnly: true },
   };
-  server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+  fixture = await startRegistryFixture((path, req, res) => {
     const base = `http://${req.headers.host ?? ''}`;
     if (path === '/pypi/hangs/json') return; // never answers: the client's deadline ends it
     if (path === '/pypi/broken/json') return void res.writeHead(500).end('oops');
@@ -65,15 +62,12 @@ beforeAll(async () => {
     if (archive) return void res.writeHead(200).end(archive);
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
   });
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = fixture.url;
   h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify({ pypi: url }), RESOLUTION_TIMEOUT_MS: '300' });
   token = await h.token('lister');
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await Promise.all([h.close(), new Promise((resolve) => server.close(resolve))]);
+  await Promise.all([h.close(), fixture.close()]);
 });
 
 describe('pypi target grammar', () => {
@@ -89,29 +83,8 @@ describe('pypi package targets', () => {
     const workers = await h.startWorkers();
     try {
       const target = 'pypi:demo-pkg@2.1.0';
-      const ready = await listOk({ target, wait_timeout_ms: 20_000, recursive: true, limit: 500 });
-      expect(ready.code_index_state).toBe('current');
+      const ready = await expectArchiveListing(client, target, FILES, 'tests/test_demo.py', 'src/demo_pkg/odd name+#1.py');
       expect(ready.target_resolution?.served).toMatchObject({ registry: 'pypi', package_name: 'demo-pkg', version: '2.1.0', repo_url: 'https://github.com/owner/demo-pkg' });
-      const files = ready.entries.filter((e) => e.kind === 'file');
-      expect(files.map((e) => [e.path, e.byte_size, e.content_hash]).sort()).toEqual(
-        Object.entries(FILES)
-          .map(([p, c]) => [p, Buffer.byteLength(c), `sha256:${createHash('sha256').update(c).digest('hex')}`])
-          .sort(),
-      );
-      const tests = await listOk({ target, recursive: true, intents: ['test'] });
-      expect(tests.entries.map((e) => e.path)).toEqual(['tests/test_demo.py']);
-      const seen: ListEntryType[] = [];
-      let after: string | undefined;
-      for (let guard = 0; guard < 20; guard++) {
-        const page = await listOk({ target, recursive: true, limit: 2, ...(after ? { after } : {}) });
-        seen.push(...page.entries);
-        if (!page.has_more) break;
-        after = page.next_cursor ?? undefined;
-      }
-      expect(seen).toEqual(ready.entries);
-      const odd = await read(target, 'src/demo_pkg/odd name+#1.py');
-      expect(odd.statusCode).toBe(200);
-      expect(odd.json<ReadResponseType>()).toMatchObject({ content: FILES['src/demo_pkg/odd name+#1.py'], canonical_target: target });
 
       // Latest skips the yanked 2.2.0 and the prerelease; a specifier resolves; a pinned yanked release is served.
       expect((await listOk({ target: 'pypi:Demo.Pkg', wait_timeout_ms: 20_000 })).indexed_version).toBe('2.1.0');
@@ -134,9 +107,5 @@ describe('pypi package targets', () => {
     ['pypi:broken', 502, 'LIST_UNSUPPORTED_API'],
     ['pypi:garbled', 502, 'LIST_UNSUPPORTED_API'],
     ['pypi:hangs', 504, 'TIMEOUT'],
-  ])('answers %s with %i %s', async (target, status, code) => {
-    const res = await list({ target });
-    expect(res.statusCode, res.body).toBe(status);
-    expect(res.json()).toMatchObject({ code });
-  });
+  ])('answers %s with %i %s', (target, status, code) => expectProblem(client, target, status, code));
 });
