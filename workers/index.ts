@@ -5,7 +5,7 @@ import type { DatabaseHandle } from '../src/db/client.js';
 import { DEFAULT_TAR_LIMITS } from '../src/inventory/tar-reader.js';
 import { CRAWLER_AGENT } from '../src/inventory/crawl.js';
 import { GitSource } from '../src/inventory/sources/git.js';
-import { NpmPackageSource } from '../src/inventory/sources/npm.js';
+import { packageSources } from '../src/inventory/sources/index.js';
 import { addressPolicy, HostLimiter, SiteFetcher } from '../src/inventory/sources/site-fetch.js';
 import { InventoryStore } from '../src/inventory/store.js';
 import { inventoryChannel } from '../src/inventory/waiter.js';
@@ -115,7 +115,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       {
         package: {
           store: inventories,
-          npm: new NpmPackageSource(deps.npmOptions ?? (await loadNpmOptions())),
+          sources: packageSources(deps.npmOptions ?? (await loadNpmOptions()), config.packageRegistries, config.resolutionTimeoutMs),
           limits: { ...DEFAULT_TAR_LIMITS, maxFileBytes: config.inventoryMaxFileBytes, maxTotalBytes: config.inventoryMaxTotalBytes },
           logger,
           notify,

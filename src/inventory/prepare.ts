@@ -4,13 +4,15 @@ import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
 import { classifyFile, fileTypeOf, intentOf, languageOf, textFacts, type InventoryContext } from './classify.js';
 import type { StoredEntry } from './query.js';
-import { RegistryUnavailable, TarballUnavailable, type NpmPackageSource } from './sources/npm.js';
+import { RegistryUnavailable, TarballUnavailable, type PackageVersion } from './sources/npm.js';
+import type { PackageRegistry, PackageSources } from './sources/registry-source.js';
 import type { BlobRecord, InventoryRow, InventoryStore } from './store.js';
 import { readTarball, TarLimitError, type TarLimits } from './tar-reader.js';
 
 export interface PreparationDeps {
   readonly store: InventoryStore;
-  readonly npm: NpmPackageSource;
+  /** The archive source of each registry with package targets (npm always). */
+  readonly sources: PackageSources;
   readonly limits: TarLimits;
   readonly logger: Logger;
   /** Announces a state change of the inventory (waiting list requests re-read it). */
@@ -204,10 +206,12 @@ export async function preparePackageInventory(id: string, deps: PreparationDeps)
   const finish = (state: 'failed' | 'unavailable', failure: string): Promise<PreparationOutcome> => attempt.end(state, failure, facts);
   try {
     // The repository and gitHead the registry records: the served identity and recovery guidance.
-    const provenance = await deps.npm.provenance(claimed.packageName ?? '', claimed.version ?? '');
+    const source = deps.sources[(claimed.registry ?? 'npm') as PackageRegistry];
+    if (source === undefined) return await finish('failed', 'registry_not_configured');
+    const provenance = await source.provenance(claimed.packageName ?? '', claimed.version ?? '');
     Object.assign(facts, provenance);
     const collector = new EntryCollector(store, 'package');
-    const stream = await deps.npm.tarball(packageVersionOf(claimed));
+    const stream = await source.tarball(packageVersionOf(claimed));
     const read = await readTarball(stream, deps.limits, (file) => collector.add(file.path, file.size, file.bytes));
     await collector.flush();
     const entries = [...collector.entries.values()];
@@ -236,7 +240,7 @@ export async function preparePackageInventory(id: string, deps: PreparationDeps)
   }
 }
 
-function packageVersionOf(row: InventoryRow): Parameters<NpmPackageSource['tarball']>[0] {
+function packageVersionOf(row: InventoryRow): PackageVersion {
   return {
     name: row.packageName ?? '',
     version: row.version ?? '',

@@ -1,9 +1,11 @@
 import validateName from 'validate-npm-package-name';
 import { GIT_HOST_KINDS, type GitHostKind } from '../config.js';
+import { pep503 } from './sources/pypi.js';
+import type { PackageRegistry } from './sources/registry-source.js';
 
 /**
  * The target grammar of `POST /v1/list` and `GET /v1/read`:
- * - package: `<registry>:<package>[@<version|range|tag>]` (registry `npm`; scoped names included)
+ * - package: `<registry>:<package>[@<version|range|tag>]` (`npm`, scoped names included; `crates`/`cargo`)
  * - repository: `<host-kind>:<owner>/<repo>[@<ref>]` (github, gitlab, bitbucket)
  * - site: `site:<host>[:<port>][/<scope>]`
  */
@@ -11,7 +13,7 @@ export type ListTarget = PackageTarget | RepositoryTarget | SiteTarget;
 
 export interface PackageTarget {
   readonly kind: 'package';
-  readonly registry: 'npm';
+  readonly registry: PackageRegistry;
   readonly name: string;
   /** The version expression asked for (exact, range or tag); null for the latest. */
   readonly spec: string | null;
@@ -38,7 +40,12 @@ export interface SiteTarget {
 
 export type TargetParse = { readonly ok: true; readonly target: ListTarget } | { readonly ok: false; readonly detail: string };
 
-const REGISTRIES = ['npm'] as const;
+/** Target prefixes per registry (aliases included). */
+const REGISTRY_PREFIXES: Readonly<Record<string, PackageRegistry>> = { npm: 'npm', crates: 'crates', cargo: 'crates', pypi: 'pypi' };
+/** crates.io names: ASCII letter first, then letters, digits, `-` and `_`, at most 64; compared lower-cased. */
+const CRATE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/** PEP 508 project names; identity is the PEP 503 normalized name. */
+const PYPI_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,198}[A-Za-z0-9])?$/;
 const OWNER_REPO = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,99})\/([A-Za-z0-9_.-]{1,100})$/;
 const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 
@@ -46,14 +53,22 @@ function fail(detail: string): TargetParse {
   return { ok: false, detail };
 }
 
-function parsePackage(registry: 'npm', rest: string): TargetParse {
+function validName(registry: PackageRegistry, name: string): string | null {
+  if (registry === 'npm') return validateName(name).validForOldPackages ? name : null;
+  if (registry === 'pypi') return PYPI_NAME.test(name) ? pep503(name) : null;
+  return CRATE_NAME.test(name) ? name.toLowerCase() : null;
+}
+
+function parsePackage(registry: PackageRegistry, rest: string): TargetParse {
   const at = rest.indexOf('@', rest.startsWith('@') ? 1 : 0);
-  const name = at === -1 ? rest : rest.slice(0, at);
+  const given = at === -1 ? rest : rest.slice(0, at);
   const spec = at === -1 ? null : rest.slice(at + 1).trim();
-  const valid = validateName(name);
-  if (!valid.validForOldPackages) return fail(`target names an invalid package: ${JSON.stringify(name)}`);
-  if (spec !== null && (spec === '' || /\s/.test(spec))) return fail('target has an empty or blank-containing version after @');
-  return { ok: true, target: { kind: 'package', registry, name, spec, text: `${registry}:${name}${spec === null ? '' : `@${spec}`}` } };
+  const name = validName(registry, given);
+  if (name === null) return fail(`target names an invalid package (${registry}): ${JSON.stringify(given)}`);
+  // Cargo requirements hold blanks after commas (`>=1.2, <2`); npm ranges are given without them.
+  const bare = spec === null || registry === 'npm' ? spec : spec.replace(/,\s+/g, ',');
+  if (bare !== null && (bare === '' || /\s/.test(bare))) return fail('target has an empty or blank-containing version after @');
+  return { ok: true, target: { kind: 'package', registry, name, spec: bare, text: `${registry}:${name}${bare === null ? '' : `@${bare}`}` } };
 }
 
 function parseRepository(host: GitHostKind, rest: string): TargetParse {
@@ -87,9 +102,9 @@ export function parseTarget(input: string): TargetParse {
   const rest = text.slice(colon + 1).trim();
   if (rest === '') return fail('target names nothing after its prefix');
   if (prefix === 'site') return parseSite(rest);
-  const registry = REGISTRIES.find((r) => r === prefix);
-  if (registry) return parsePackage(registry, rest);
+  const registry = REGISTRY_PREFIXES[prefix];
+  if (registry !== undefined && Object.hasOwn(REGISTRY_PREFIXES, prefix)) return parsePackage(registry, rest);
   const host = GIT_HOST_KINDS.find((h) => h === prefix);
   if (host) return parseRepository(host, rest);
-  return fail(`target prefix ${JSON.stringify(prefix)} is not a known registry (npm), host kind (${GIT_HOST_KINDS.join(', ')}) or site`);
+  return fail(`target prefix ${JSON.stringify(prefix)} is not a known registry (${Object.keys(REGISTRY_PREFIXES).join(', ')}), host kind (${GIT_HOST_KINDS.join(', ')}) or site`);
 }

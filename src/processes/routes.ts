@@ -14,7 +14,7 @@ import { ReadyRows, type ListerDeps } from '../inventory/listing/shared.js';
 import { SiteLister } from '../inventory/listing/site.js';
 import { ReadService } from '../inventory/read-service.js';
 import { GitSource } from '../inventory/sources/git.js';
-import { NpmPackageSource } from '../inventory/sources/npm.js';
+import { packageSources } from '../inventory/sources/index.js';
 import { InventoryStore } from '../inventory/store.js';
 import { inventoryChannel, waitForInventory } from '../inventory/waiter.js';
 import { createQueue, enqueueInventory, type InventoryJobData, type PreparationQueues, type SbomJobData, type SbomQueue } from '../jobs/queues.js';
@@ -117,7 +117,7 @@ export async function createApiServices(
     cursors: new CursorCodec(await cursorSecret(database.db, config.cursorSecret)),
     ready,
     listers: {
-      package: new PackageLister(listerDeps, new NpmPackageSource(options)),
+      package: new PackageLister(listerDeps, packageSources(options, config.packageRegistries, config.resolutionTimeoutMs)),
       repository: new RepositoryLister(listerDeps, new GitSource({ hosts: config.gitHosts, cacheDir: config.gitCacheDir, timeoutMs: config.gitTimeoutMs, refsTtlMs: config.gitRefsTtlMs })),
       site: new SiteLister(listerDeps, config.siteRefreshMs),
     },

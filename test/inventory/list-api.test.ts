@@ -76,7 +76,7 @@ describe('request validation', () => {
   it.each([
     [{}, /target is required/],
     [{ target: '   ' }, /target must not be blank/],
-    [{ target: 'pypi:requests' }, /target prefix/],
+    [{ target: 'cpan:Moose' }, /target prefix/],
     [{ target: 'npm:Bad Name' }, /invalid package/],
     [{ target: 'npm:demo', paths: Array.from({ length: 1001 }, () => 'a') }, /paths must have at most 1000 items/],
     [{ target: 'npm:demo', paths: ['a', ''] }, /paths\[1\]/],

@@ -201,7 +201,7 @@ describe('targets and selection rules', () => {
     expect(parseTarget('npm:react')).toMatchObject({ ok: true, target: { name: 'react', spec: null } });
     expect(parseTarget('github:owner/repo@v1.0.0')).toMatchObject({ ok: true, target: { kind: 'repository', owner: 'owner', repo: 'repo', ref: 'v1.0.0' } });
     expect(parseTarget('site:127.0.0.1:8081/docs/')).toMatchObject({ ok: true, target: { kind: 'site', host: '127.0.0.1:8081', scope: 'docs' } });
-    for (const bad of ['react', 'pypi:requests', 'npm:', 'npm:Bad Name', 'npm:x@', 'github:owner', 'site:', 'site:bad host']) {
+    for (const bad of ['react', 'cpan:Moose', 'npm:', 'npm:Bad Name', 'npm:x@', 'github:owner', 'site:', 'site:bad host']) {
       expect(parseTarget(bad).ok, bad).toBe(false);
     }
   });

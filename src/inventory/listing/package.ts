@@ -1,15 +1,16 @@
 import semver from 'semver';
 import { ProblemError } from '../../http/problems.js';
 import type { ListAvailableVersionType, ListIdentityType } from '../schemas.js';
-import { RegistryMalformed, RegistryUnavailable, type NpmPackageSource } from '../sources/npm.js';
+import { RegistryMalformed, RegistryUnavailable } from '../sources/npm.js';
+import type { PackageRegistry, PackageSources } from '../sources/registry-source.js';
 import { safeRepositoryRoot } from '../sources/repo-url.js';
 import type { InventoryRow } from '../store.js';
 import type { PackageTarget } from '../targets.js';
 import { BriefCache, estimate, notReady, NO_SITE_FIELDS, retryIfDue, settled, sourceStates, type ListerDeps } from './shared.js';
 import type { Lister, ServedInventory, ServedView } from './types.js';
 
-export function packageIdentity(name: string, version: string): string {
-  return `npm:${name}@${version}`;
+export function packageIdentity(registry: PackageRegistry, name: string, version: string): string {
+  return `${registry}:${name}@${version}`;
 }
 
 /**
@@ -22,16 +23,18 @@ export class PackageLister implements Lister<PackageTarget> {
 
   constructor(
     private readonly deps: ListerDeps,
-    private readonly npm: NpmPackageSource,
+    private readonly sources: PackageSources,
   ) {}
 
   private async inventory(target: PackageTarget): Promise<InventoryRow> {
-    const exact = target.spec !== null && semver.valid(target.spec) === target.spec ? packageIdentity(target.name, target.spec) : null;
+    const exact = target.spec !== null && semver.valid(target.spec) === target.spec ? packageIdentity(target.registry, target.name, target.spec) : null;
     const known = exact === null ? null : await this.deps.ready.load(this.deps.store, exact);
     if (known) return known;
+    const source = this.sources[target.registry];
+    if (source === undefined) throw new ProblemError('LIST_UNSUPPORTED_API', `The ${target.registry} registry is not configured on this service.`);
     let lookup;
     try {
-      lookup = await this.npm.lookup(target.name, target.spec);
+      lookup = await source.lookup(target.name, target.spec);
     } catch (error) {
       if (error instanceof RegistryUnavailable) {
         throw error.timedOut
@@ -46,8 +49,8 @@ export class PackageLister implements Lister<PackageTarget> {
     const { version } = lookup;
     const ensured = await this.deps.store.ensure({
       kind: 'package',
-      identity: packageIdentity(target.name, version.version),
-      registry: 'npm',
+      identity: packageIdentity(target.registry, target.name, version.version),
+      registry: target.registry,
       packageName: target.name,
       version: version.version,
       facts: { tarball: version.tarball, integrity: version.integrity, unpackedSize: version.unpackedSize, fileCount: version.fileCount },
@@ -64,7 +67,7 @@ export class PackageLister implements Lister<PackageTarget> {
 
   async view(target: PackageTarget, row: InventoryRow, _pin: string | null = null): Promise<ServedView> {
     const version = row.version ?? '';
-    const canonical = packageIdentity(target.name, version);
+    const canonical = packageIdentity(target.registry, target.name, version);
     // The registry's repository field as a plain https root (no git+, .git or credentials).
     const repoUrl = safeRepositoryRoot(row.facts.repoUrl ?? null);
     if (row.state === 'unavailable') {
@@ -79,18 +82,18 @@ export class PackageLister implements Lister<PackageTarget> {
     }
     const ready = row.state === 'ready';
     // A version newly seen ready joins the package's indexed versions at once (in this process).
-    if (this.deps.ready.remember(row) && row.packageName !== null) this.versions.delete(row.packageName);
+    if (this.deps.ready.remember(row) && row.packageName !== null) this.versions.delete(`${target.registry}:${row.packageName}`);
     const identity: ListIdentityType = {
       kind: null,
-      registry: 'npm',
+      registry: target.registry,
       package_name: target.name,
       version,
       repo_url: repoUrl,
       git_ref: null,
       commit_sha: row.facts.gitHead ?? null,
     };
-    const versions = this.versions.get(target.name, async () =>
-      (await this.deps.store.readyVersions('npm', target.name)).map((v) => ({ version: v, ref: v })),
+    const versions = this.versions.get(`${target.registry}:${target.name}`, async () =>
+      (await this.deps.store.readyVersions(target.registry, target.name)).map((v) => ({ version: v, ref: v })),
     );
     const available = await versions.value;
     const working = row.state === 'pending' || row.state === 'preparing';
@@ -109,7 +112,7 @@ export class PackageLister implements Lister<PackageTarget> {
         indexed_version: ready ? version : null,
         resolution: { requested_version: target.spec, requested_ref: null, resolved_ref: ready ? version : null, commit_sha: row.facts.gitHead ?? null },
         target_resolution: {
-          requested: { kind: 'package', registry: 'npm', package_name: target.name, version: target.spec, repo_url: null, git_ref: null, commit_sha: null },
+          requested: { kind: 'package', registry: target.registry, package_name: target.name, version: target.spec, repo_url: null, git_ref: null, commit_sha: null },
           resolved_requested: identity,
           served: ready ? identity : null,
           freshness: code,
