@@ -4,12 +4,13 @@ import { DiskMetadataCache } from '../registry/disk-cache.js';
 import { ConfigError, packageRegistriesFrom } from '../config.js';
 import { registryAnalysis } from '../registry/analysis.js';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
+import { checkEnvironment, type AnalysisEnvironment } from '../sbom/environment.js';
 import { AnalysisError, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
 import { InputError, readInputs, SKIPPED_BY_DEFAULT, skippedNotice } from './sbom-inputs.js';
 import { UsageError, type CommandIo } from './tokens.js';
 
 export const SBOM_USAGE = `usage: pkgscope sbom [--format cyclonedx|spdx|text] [--output FILE] [--offline]
-                    [--exclude GLOB]... [--include GLOB]... PATH...
+                    [--exclude GLOB]... [--include GLOB]... [--python-env KEY=VALUE]... PATH...
 
 PATH is a manifest or lockfile, or a folder searched for them. In folders, node_modules and .git
 are never read, and fixture and vendor folders are skipped (and named on stderr):
@@ -17,10 +18,26 @@ are never read, and fixture and vendor folders are skipped (and named on stderr)
   ${SKIPPED_BY_DEFAULT.slice(6).join(', ')}
 --exclude GLOB  leave out files and folders matching GLOB (relative to the folder: 'examples/**')
 --include GLOB  read files matching GLOB even inside a skipped folder ('vendor/acme/**')
+--python-env KEY=VALUE  a PEP 508 marker variable to resolve Python manifests for
+                (python_version=3.11, sys_platform=win32, …; default CPython 3.12 on Linux x86_64)
 Registry metadata comes from your npm configuration and is cached under ~/.cache/pkgscope.
 
 exit codes: 0 document written; 1 the analysis failed (its failure code is printed);
             2 usage error; 3 an input could not be read or the output written`;
+
+/** `--python-env KEY=VALUE`, repeated, as the API's `environment` (checked by the same rules). */
+function pythonEnvironmentOf(pairs: readonly string[]): AnalysisEnvironment | null {
+  if (pairs.length === 0) return null;
+  const python: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new UsageError(`--python-env takes KEY=VALUE, not ${JSON.stringify(pair)}`);
+    python[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  const checked = checkEnvironment({ python });
+  if (!checked.ok) throw new UsageError(`--python-env: ${checked.detail.replace(/^environment\.python\./, '')}`);
+  return checked.environment;
+}
 
 /** `pkgscope sbom …`: the same analysis as a job, in-process, with no Postgres or Redis. */
 export async function sbomCommand(
@@ -36,6 +53,7 @@ export async function sbomCommand(
       offline: { type: 'boolean', default: false },
       exclude: { type: 'string', multiple: true, default: [] },
       include: { type: 'string', multiple: true, default: [] },
+      'python-env': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -48,6 +66,7 @@ export async function sbomCommand(
   const format = values.format as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`);
   if (positionals.length === 0) throw new UsageError(SBOM_USAGE);
+  const environment = pythonEnvironmentOf(values['python-env']);
 
   let files: InputFile[];
   try {
@@ -77,6 +96,7 @@ export async function sbomCommand(
   try {
     const result = await analyze(files, format, {
       ...deps,
+      environment,
       ...(progress
         ? {
             onProgress: (p) => {

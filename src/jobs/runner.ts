@@ -14,7 +14,7 @@ import {
 import type { SnapshotSink } from './events.js';
 import { ProgressWriter } from './progress.js';
 import type { JobSnapshot } from './snapshot.js';
-import type { JobStore } from './store.js';
+import type { JobInputs, JobStore } from './store.js';
 
 export type Analyze = (files: readonly InputFile[], format: OutputFormat, deps: AnalyzeDeps) => Promise<AnalysisResult>;
 
@@ -156,9 +156,9 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
 
   try {
     if (contractMajor(claim.parserContract) !== contractMajor(deps.parserContract)) return await failWith('parser_contract_changed');
-    const files = await store.loadInputs(jobId);
-    if (files === null) return await failWith('execution_record_unavailable');
-    const result = await analyseWithProgress(jobId, attempt, files, claim.format, deps, controller, log);
+    const inputs = await store.loadInputs(jobId);
+    if (inputs === null) return await failWith('execution_record_unavailable');
+    const result = await analyseWithProgress(jobId, attempt, inputs, claim.format, deps, controller, log);
     await publishTerminal(
       await store.succeed(jobId, attempt, { mediaType: result.mediaType, document: result.document, byteSize: result.byteSize }, result.counts),
     );
@@ -229,7 +229,7 @@ function describe(error: unknown): { code?: unknown; message: string } {
 async function analyseWithProgress(
   jobId: string,
   attempt: number,
-  files: readonly InputFile[],
+  inputs: JobInputs,
   format: OutputFormat,
   deps: RunnerDeps,
   controller: AbortController,
@@ -250,8 +250,9 @@ async function analyseWithProgress(
     if (phase !== null) deps.observer?.phase(phase.name, (performance.now() - phase.since) / 1000);
   };
   try {
-    return await deps.analyze(files, format, {
+    return await deps.analyze(inputs.files, format, {
       ...deps.analysis,
+      environment: inputs.environment,
       signal: controller.signal,
       onProgress: (p) => {
         if (p.phase !== phase?.name) {

@@ -1,6 +1,7 @@
 import { and, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { lockfileJobInputs, lockfileJobResults, lockfileJobs } from '../db/schema/index.js';
+import type { AnalysisEnvironment } from '../sbom/environment.js';
 import type { FailureCode, FileProblem, InputFile, OutputFormat, ProgressCounts } from '../sbom/types.js';
 import { isTerminal, toSnapshot, type JobPhase, type JobSnapshot } from './snapshot.js';
 
@@ -8,11 +9,18 @@ export interface NewJob {
   readonly accountId: string;
   readonly format: OutputFormat;
   readonly files: readonly InputFile[];
+  /** The request's target environment; null: the documented defaults. */
+  readonly environment: AnalysisEnvironment | null;
   readonly totalBytes: number;
   readonly idempotencyKey: string | null;
   readonly requestHash: string;
   readonly parserContract: string;
   readonly ttlSeconds: number;
+}
+
+export interface JobInputs {
+  readonly files: readonly InputFile[];
+  readonly environment: AnalysisEnvironment | null;
 }
 
 export type CreateOutcome =
@@ -100,7 +108,7 @@ export class JobStore {
         })
         .returning(snapshotColumns);
       if (!row) throw new Error('job insert returned no row');
-      await tx.insert(lockfileJobInputs).values({ jobId: row.id, files: [...job.files], totalBytes: job.totalBytes });
+      await tx.insert(lockfileJobInputs).values({ jobId: row.id, files: [...job.files], environment: job.environment, totalBytes: job.totalBytes });
       return { kind: 'created', snapshot: toSnapshot(row) };
     });
   }
@@ -164,12 +172,13 @@ export class JobStore {
     return { kind: 'finished', snapshot: snapshot !== null && isTerminal(snapshot.state) ? snapshot : null };
   }
 
-  async loadInputs(id: string): Promise<InputFile[] | null> {
+  /** The job's execution record: its files and environment; null when it is gone. */
+  async loadInputs(id: string): Promise<JobInputs | null> {
     const [row] = await this.db
-      .select({ files: lockfileJobInputs.files })
+      .select({ files: lockfileJobInputs.files, environment: lockfileJobInputs.environment })
       .from(lockfileJobInputs)
       .where(eq(lockfileJobInputs.jobId, id));
-    return row ? row.files : null;
+    return row ? { files: row.files, environment: row.environment } : null;
   }
 
   /** A progress write of the attempt holding the job; null when that attempt was fenced out. */

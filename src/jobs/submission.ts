@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { environmentIdentity, type AnalysisEnvironment } from '../sbom/environment.js';
 import type { InputFile, OutputFormat } from '../sbom/types.js';
 
 /** Limits of one upload (submit and synchronous SBOM alike). */
@@ -52,10 +53,15 @@ export function checkUpload(files: readonly InputFile[]): UploadCheck {
   return { ok: true, totalBytes: total };
 }
 
-/** Identity of a request for idempotency: the format and every file, in order. */
-export function requestHash(format: OutputFormat, files: readonly InputFile[]): string {
+/**
+ * Identity of a request for idempotency: the format, every file in order, and the environment
+ * when one is given (a request without one hashes as it always did).
+ */
+export function requestHash(format: OutputFormat, files: readonly InputFile[], environment: AnalysisEnvironment | null = null): string {
   const hash = createHash('sha256');
   hash.update(format);
+  const env = environmentIdentity(environment);
+  if (env !== '') hash.update(`\0environment:${env}`);
   for (const f of files) {
     hash.update(`\0${Buffer.byteLength(f.path)}:${f.path}\0${Buffer.byteLength(f.content)}:`);
     hash.update(f.content);

@@ -106,9 +106,10 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
           accountId: accountOf(request),
           format: upload.format,
           files: upload.files,
+          environment: upload.environment,
           totalBytes: upload.totalBytes,
           idempotencyKey: idempotency.key,
-          requestHash: requestHash(upload.format, upload.files),
+          requestHash: requestHash(upload.format, upload.files, upload.environment),
           parserContract: PARSER_CONTRACT_VERSION,
           ttlSeconds: config.jobTtlSeconds,
         });

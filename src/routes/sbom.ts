@@ -48,7 +48,7 @@ export function sbomRoutes(deps: SbomRouteDeps): RoutePlugin {
         const signal = AbortSignal.any([deadline, closed.signal]);
         try {
           const result = await Promise.race([
-            deps.analyze(upload.files, upload.format, { ...deps.analysis, signal }),
+            deps.analyze(upload.files, upload.format, { ...deps.analysis, environment: upload.environment, signal }),
             new Promise<never>((_resolve, reject) => {
               const fail = (): void => reject(new DeadlineExceeded());
               if (deadline.aborted) fail();

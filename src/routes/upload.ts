@@ -3,13 +3,33 @@ import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { checkUpload, UPLOAD_LIMITS } from '../jobs/submission.js';
 import { ProblemError } from '../http/problems.js';
+import { checkEnvironment, ENVIRONMENT_VALUE, PYTHON_ENVIRONMENT_KEYS, type AnalysisEnvironment } from '../sbom/environment.js';
 import { MEDIA_TYPES, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
 
 /**
  * The upload shared by `POST /v1/experimental/lockfile-jobs` and `POST /v1/experimental/sbom`:
- * JSON `{format, files: [{path, content}]}`, or multipart/form-data with a `format` field and one
- * file part per file whose filename is its relative path.
+ * JSON `{format, files: [{path, content}], environment?}`, or multipart/form-data with a `format`
+ * field, an optional `environment` field (the same object as JSON text) and one file part per
+ * file whose filename is its relative path.
  */
+
+/** The platform the project installs on: today Python's PEP 508 marker variables. */
+export const EnvironmentBody = Type.Object(
+  {
+    python: Type.Optional(
+      Type.Object(
+        Object.fromEntries(PYTHON_ENVIRONMENT_KEYS.map((key) => [key, Type.Optional(Type.String({ pattern: ENVIRONMENT_VALUE.source }))])),
+        {
+          additionalProperties: false,
+          description:
+            'PEP 508 marker variables to resolve Python manifests without a lockfile for (default CPython 3.12 on Linux x86_64). A python_version alone implies its .0 full version; a sys_platform alone implies what CPython reports there.',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'The platform the project installs on; lockfiles are read as recorded whatever it says.' },
+);
+
 export const UploadBody = Type.Object(
   {
     format: Type.Enum([...OUTPUT_FORMATS], { description: 'Output format of the inventory.' }),
@@ -23,6 +43,7 @@ export const UploadBody = Type.Object(
       ),
       { minItems: 1, maxItems: UPLOAD_LIMITS.maxFiles },
     ),
+    environment: Type.Optional(EnvironmentBody),
   },
   { additionalProperties: false },
 );
@@ -44,7 +65,7 @@ export const uploadBodySchema = {
     'application/json': { schema: UploadBody },
     'multipart/form-data': {
       schema: Type.Unsafe<unknown>({
-        description: 'A `format` field and one file part per file, whose filename is its relative path.',
+        description: 'A `format` field, an optional `environment` field (JSON text) and one file part per file, whose filename is its relative path.',
       }),
     },
   },
@@ -65,6 +86,7 @@ export const MULTIPART_OPTIONS = {
 export interface Upload {
   readonly format: OutputFormat;
   readonly files: InputFile[];
+  readonly environment: AnalysisEnvironment | null;
   readonly totalBytes: number;
 }
 
@@ -72,14 +94,16 @@ function invalid(detail: string): ProblemError {
   return new ProblemError('VALIDATION_ERROR', detail);
 }
 
-async function readMultipart(request: FastifyRequest): Promise<{ format: unknown; files: InputFile[] }> {
+async function readMultipart(request: FastifyRequest): Promise<{ format: unknown; environment: unknown; files: InputFile[] }> {
   let format: unknown;
+  let environment: unknown;
   const files: InputFile[] = [];
   let total = 0;
   for await (const part of request.parts()) {
     if (part.type === 'field') {
-      if (part.fieldname !== 'format') throw invalid(`Multipart field ${JSON.stringify(part.fieldname)} is not allowed.`);
-      format = part.value;
+      if (part.fieldname === 'format') format = part.value;
+      else if (part.fieldname === 'environment') environment = parseEnvironmentField(part.value);
+      else throw invalid(`Multipart field ${JSON.stringify(part.fieldname)} is not allowed.`);
       continue;
     }
     const path = part.filename;
@@ -99,23 +123,38 @@ async function readMultipart(request: FastifyRequest): Promise<{ format: unknown
     if (!isUtf8(buffer)) throw invalid(`File ${JSON.stringify(path)} is not valid UTF-8 text.`);
     files.push({ path, content: buffer.toString('utf8') });
   }
-  return { format, files };
+  return { format, environment, files };
+}
+
+function parseEnvironmentField(value: unknown): unknown {
+  try {
+    return JSON.parse(String(value)) as unknown;
+  } catch {
+    throw invalid('The environment field must be a JSON object.');
+  }
 }
 
 /** Reads and checks an upload; every rule broken is a 400 VALIDATION_ERROR naming the file. */
 export async function readUpload(request: FastifyRequest): Promise<Upload> {
   let format: unknown;
   let files: InputFile[];
+  let environment: unknown;
   if (request.isMultipart()) {
-    ({ format, files } = await readMultipart(request));
+    ({ format, environment, files } = await readMultipart(request));
     if (format === undefined) throw invalid('format is required.');
     if (!OUTPUT_FORMATS.includes(format as OutputFormat)) throw invalid(`format must be one of: ${OUTPUT_FORMATS.join(', ')}.`);
   } else {
     const body = request.body as UploadBodyType | undefined;
     if (body === undefined) throw invalid('A JSON or multipart/form-data body is required.');
-    ({ format, files } = body);
+    ({ format, files, environment } = body);
   }
   const check = checkUpload(files);
   if (!check.ok) throw invalid(check.detail);
-  return { format: format as OutputFormat, files, totalBytes: check.totalBytes };
+  let checked: AnalysisEnvironment | null = null;
+  if (environment !== undefined) {
+    const env = checkEnvironment(environment);
+    if (!env.ok) throw invalid(env.detail);
+    checked = env.environment.python === undefined ? null : env.environment;
+  }
+  return { format: format as OutputFormat, files, environment: checked, totalBytes: check.totalBytes };
 }

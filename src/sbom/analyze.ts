@@ -8,6 +8,7 @@ import type { StandaloneResolver } from './ecosystems/npm/build.js';
 import { npmEcosystem } from './ecosystems/npm/index.js';
 import type { Ecosystem, RegistryAccess, RegistryEndpoint, RegistryKey } from './ecosystems/types.js';
 import { coordinateKey } from './metadata.js';
+import type { AnalysisEnvironment } from './environment.js';
 import { emptyInventory, type Inventory, type Occurrence } from './model.js';
 import type { RenderInput } from './render/input.js';
 import { BoundedOutput } from './render/output.js';
@@ -46,6 +47,8 @@ export interface AnalyzeDeps {
    * thread receives instead of the main thread's ecosystem objects (functions do not cross).
    */
   readonly registryAccess?: RegistryAccess | null;
+  /** The platform the request says the project installs on (Python markers); absent: the defaults. */
+  readonly environment?: AnalysisEnvironment | null;
   readonly onProgress?: (progress: AnalysisProgress) => void;
   readonly signal?: AbortSignal;
   readonly maxOutputBytes?: number;
@@ -119,6 +122,7 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
   for (const [ecosystem, claimed] of detection.claims) {
     const ctx = {
       ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(deps.environment ? { environment: deps.environment } : {}),
       onManifestDone: () => {
         counts.manifests_done = (counts.manifests_done ?? 0) + 1;
         report('resolving');

@@ -73,6 +73,7 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
       checkpoint: deps.checkpoint !== undefined,
       registries: deps.registryAccess ? { ...deps.registryAccess.bases } : null,
       resolutionTimeoutMs: deps.registryAccess?.resolutionTimeoutMs ?? null,
+      environment: deps.environment ?? null,
       nowMs: deps.now ? deps.now().getTime() : null,
     };
     let outcome: AnalysisOutcome;

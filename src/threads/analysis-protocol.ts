@@ -1,6 +1,7 @@
 import type { Coordinate, EnrichmentResult } from '../sbom/enrich-types.js';
 import type { StandaloneOutcome, StandaloneProject } from '../sbom/ecosystems/npm/build.js';
 import type { RegistryKey } from '../sbom/ecosystems/types.js';
+import type { AnalysisEnvironment } from '../sbom/environment.js';
 import {
   AnalysisError,
   LimitExceededError,
@@ -31,6 +32,8 @@ export interface AnalysisTask {
   /** Registry base URLs the thread builds its ecosystems with; their requests go through the main thread. */
   readonly registries: Partial<Readonly<Record<RegistryKey, string>>> | null;
   readonly resolutionTimeoutMs: number | null;
+  /** The request's target environment (plain data: it crosses threads as is). */
+  readonly environment: AnalysisEnvironment | null;
   /** The document's timestamp when the caller fixes it (tests). */
   readonly nowMs: number | null;
 }

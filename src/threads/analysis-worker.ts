@@ -76,6 +76,7 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
       task.registries === null ? null : { bases: task.registries, http, ...(task.resolutionTimeoutMs === null ? {} : { resolutionTimeoutMs: task.resolutionTimeoutMs }) },
     resolver: task.resolver ? async (project) => (await call({ method: 'resolve', project })) as StandaloneOutcome : null,
     onProgress: (progress) => post({ type: 'progress', progress }),
+    environment: task.environment,
     ...(task.checkpoint ? {
           checkpoint: async (phase) => {
             await call({ method: 'checkpoint', phase });

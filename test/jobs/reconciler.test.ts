@@ -107,7 +107,7 @@ describe('after Redis lost everything under running workers', () => {
       // A committed job whose enqueue Redis never got: the reconciler finds it in Postgres.
       const accountId = await ensureAccount(h.database.db, 'reconciler');
       const created = await h.services.store.create({
-        accountId, format: 'text', files: SMALL_NPM(), totalBytes: 1, idempotencyKey: null, requestHash: 'orphan', parserContract: PARSER_CONTRACT_VERSION, ttlSeconds: 3600,
+        accountId, format: 'text', files: SMALL_NPM(), environment: null, totalBytes: 1, idempotencyKey: null, requestHash: 'orphan', parserContract: PARSER_CONTRACT_VERSION, ttlSeconds: 3600,
       });
       if (created.kind !== 'created') throw new Error('not created');
       const orphan = created.snapshot;

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts.js';
 
+import type { AnalysisEnvironment } from '../../sbom/environment.js';
 import type { FileProblem, ProgressCounts } from '../../sbom/types.js';
 
 export interface StoredInputFile {
@@ -58,6 +59,8 @@ export const lockfileJobInputs = pgTable('lockfile_job_inputs', {
     .references(() => lockfileJobs.id, { onDelete: 'cascade' }),
   files: jsonb('files').$type<StoredInputFile[]>().notNull(),
   totalBytes: integer('total_bytes').notNull(),
+  /** The request's target environment; null when it gave none (the documented defaults). */
+  environment: jsonb('environment').$type<AnalysisEnvironment>(),
 });
 
 export const lockfileJobResults = pgTable('lockfile_job_results', {

@@ -1,4 +1,5 @@
 import type { MetadataClient } from '../enrich-types.js';
+import type { AnalysisEnvironment } from '../environment.js';
 import type { Declaration, Inventory, Occurrence } from '../model.js';
 import type { FileProblem, InputFile } from '../types.js';
 
@@ -43,6 +44,8 @@ export interface BuildContext {
   readonly signal?: AbortSignal;
   /** Called once for each manifest the build has finished with (progress counts). */
   readonly onManifestDone: () => void;
+  /** The platform the request says the project installs on; absent parts keep each ecosystem's default. */
+  readonly environment?: AnalysisEnvironment;
 }
 
 /** An ecosystem's share of the analysis. */

@@ -12,7 +12,8 @@ import { parsePylock } from './parse-pylock.js';
 import { parseRequirements } from './parse-requirements.js';
 import { parseUvLock } from './parse-uv-lock.js';
 import { pypiPurl } from './purl.js';
-import { DEFAULT_ENVIRONMENT, type MarkerEnvironment } from './markers.js';
+import type { PythonEnvironment } from '../../environment.js';
+import { completeEnvironment } from './markers.js';
 import { pypiMetadataClient } from './registry.js';
 import { resolvePypi, type ResolveOptions } from './resolve.js';
 
@@ -25,11 +26,12 @@ function problemOf(file: ClaimedFile, error: unknown): FileProblem {
 /**
  * Python: poetry.lock, uv.lock, pdm.lock, Pipfile.lock, pylock.toml and pinned requirements files
  * are the record; pyproject.toml, Pipfile, setup.cfg and `.in` files are manifests, covered by a
- * lockfile of their folder, else read as declarations (pinned requirements become components).
- * Requirements that are not pinned are not resolved against PyPI here: they stay declarations.
+ * lockfile of their folder, else resolved against PyPI when a registry is configured (pinned
+ * requirements are components either way; offline, the rest stay declarations). Resolution
+ * evaluates PEP 508 markers for one environment: the documented default (CPython 3.12 on Linux
+ * x86_64), the factory's `environment`, then the request's (`BuildContext.environment.python`).
  */
-export function pypiEcosystem(registry: RegistryEndpoint | null, options: { readonly environment?: Partial<MarkerEnvironment> } = {}): Ecosystem {
-  const environment: MarkerEnvironment = { ...DEFAULT_ENVIRONMENT, ...options.environment };
+export function pypiEcosystem(registry: RegistryEndpoint | null, options: { readonly environment?: PythonEnvironment } = {}): Ecosystem {
   return {
     id: 'pypi',
     label: 'Python',
@@ -49,6 +51,8 @@ export function pypiEcosystem(registry: RegistryEndpoint | null, options: { read
           problems.push(problemOf(f, error));
         }
       }
+      // A request's environment overrides the factory's, which overrides the documented default.
+      const environment = completeEnvironment({ ...options.environment, ...ctx.environment?.python });
       const pipfiles = new Map(files.filter((f) => f.kind === 'pipfile').map((f) => [folderOf(f.path), f.path]));
       for (const f of files) {
         const folder = folderOf(f.path);
@@ -88,6 +92,12 @@ export function pypiEcosystem(registry: RegistryEndpoint | null, options: { read
           inventory.notices.push(`${f.path} could not be read`);
         }
         if (f.role === 'manifest') ctx.onManifestDone();
+      }
+      if (registry !== null && inventory.resolutions.some((r) => r.outcome === 'resolved')) {
+        // Which environment the markers were evaluated for decides the set: say it.
+        inventory.notices.push(
+          `Python requirements were resolved for ${environment.platform_python_implementation} ${environment.python_full_version} on ${environment.sys_platform} ${environment.platform_machine} (PEP 508 markers evaluated for that environment)`,
+        );
       }
       return { inventory, problems };
     },

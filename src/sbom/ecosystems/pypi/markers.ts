@@ -1,4 +1,5 @@
 import pep440 from '@renovatebot/pep440';
+import type { PythonEnvironment, PythonEnvironmentKey } from '../../environment.js';
 
 /**
  * PEP 508 environment markers, evaluated for one environment. No well-kept npm library evaluates
@@ -7,18 +8,7 @@ import pep440 from '@renovatebot/pep440';
  * dependency is kept rather than silently dropped.
  */
 
-export interface MarkerEnvironment {
-  readonly python_version: string;
-  readonly python_full_version: string;
-  readonly sys_platform: string;
-  readonly platform_system: string;
-  readonly platform_machine: string;
-  readonly platform_python_implementation: string;
-  readonly implementation_name: string;
-  readonly implementation_version: string;
-  readonly os_name: string;
-  readonly platform_release: string;
-}
+export type MarkerEnvironment = Readonly<Record<PythonEnvironmentKey, string>>;
 
 /** The documented default: CPython 3.12 on Linux x86_64. */
 export const DEFAULT_ENVIRONMENT: MarkerEnvironment = {
@@ -33,6 +23,34 @@ export const DEFAULT_ENVIRONMENT: MarkerEnvironment = {
   os_name: 'posix',
   platform_release: '',
 };
+
+/** What each `sys_platform` implies for the variables a request did not set (CPython's own values). */
+const PLATFORMS: Readonly<Record<string, Pick<MarkerEnvironment, 'platform_system' | 'os_name' | 'platform_machine'>>> = {
+  linux: { platform_system: 'Linux', os_name: 'posix', platform_machine: 'x86_64' },
+  win32: { platform_system: 'Windows', os_name: 'nt', platform_machine: 'AMD64' },
+  darwin: { platform_system: 'Darwin', os_name: 'posix', platform_machine: 'arm64' },
+  cygwin: { platform_system: 'CYGWIN_NT', os_name: 'posix', platform_machine: 'x86_64' },
+};
+
+/**
+ * The default environment with a request's overrides, made consistent: a `python_version` alone
+ * sets `python_full_version` (and CPython's `implementation_version`) to its `.0` release, a
+ * `python_full_version` alone sets `python_version`, and a `sys_platform` alone sets the
+ * `platform_system`, `os_name` and `platform_machine` CPython reports there (Windows: AMD64,
+ * macOS: arm64). What the request states always wins.
+ */
+export function completeEnvironment(overrides: PythonEnvironment = {}): MarkerEnvironment {
+  const env: Record<PythonEnvironmentKey, string> = { ...DEFAULT_ENVIRONMENT };
+  const platform = overrides.sys_platform === undefined ? undefined : PLATFORMS[overrides.sys_platform];
+  if (platform !== undefined) Object.assign(env, platform);
+  const short = overrides.python_version;
+  const full = overrides.python_full_version;
+  if (short !== undefined && full === undefined) env.python_full_version = `${short}.0`;
+  if (full !== undefined && short === undefined) env.python_version = full.split('.').slice(0, 2).join('.');
+  Object.assign(env, overrides);
+  if (overrides.implementation_version === undefined && env.implementation_name === 'cpython') env.implementation_version = env.python_full_version;
+  return env;
+}
 
 const VERSION_VARIABLES = new Set(['python_version', 'python_full_version', 'implementation_version']);
 const TOKEN = /\s*(\(|\)|"[^"]*"|'[^']*'|===|==|!=|~=|<=|>=|<|>|not\s+in\b|in\b|and\b|or\b|[A-Za-z_][A-Za-z0-9_.]*)/y;
