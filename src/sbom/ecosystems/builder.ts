@@ -53,10 +53,72 @@ export function hexIntegrity(algorithm: keyof typeof DIGEST_BYTES, hex: string |
   return `${algorithm}-${Buffer.from(hex, 'hex').toString('base64')}`;
 }
 
+/** A bom-ref unique across every lockfile of one analysis: the lockfile path and the entry key. */
+export function lockfileRef(lockfile: string, key: string): string {
+  return `${lockfile}#${key === '' ? '.' : key}`;
+}
+
+/** Everything an occurrence is made of but its edges; unset facts take their defaults. */
+export interface OccurrenceInit {
+  readonly ref: string;
+  readonly ecosystem: string;
+  readonly scopeKnown?: boolean;
+  readonly name: string;
+  readonly version: string | null;
+  readonly installPath: string;
+  readonly lockfile: string;
+  readonly source: OccurrenceSource;
+  readonly alias?: string | null;
+  readonly resolved?: string | null;
+  readonly integrity?: string | null;
+  readonly dev?: boolean;
+  readonly optional?: boolean;
+  readonly peer?: boolean;
+  readonly license?: string | null;
+  readonly facts?: Record<string, string>;
+}
+
+/** The one way an occurrence is made, by `GraphBuilder` and by the JavaScript parsers alike. */
+export function newOccurrence(init: OccurrenceInit): Occurrence {
+  return {
+    scopeKnown: true,
+    alias: null,
+    resolved: null,
+    integrity: null,
+    dev: false,
+    optional: false,
+    peer: false,
+    license: null,
+    facts: {},
+    ...init,
+    dependencies: [],
+  };
+}
+
+/** Targets each occurrence already has an edge to: a set, so adding an edge is O(1), not O(degree). */
+const edgeTargets = new WeakMap<Occurrence, Set<string>>();
+
+/** Whether `from` already has an edge to `ref`, in O(1). */
+export function hasEdge(from: Occurrence, ref: string): boolean {
+  return edgeTargets.get(from)?.has(ref) ?? false;
+}
+
+/** Adds an edge once per target (the first declaration's kind wins), never to itself. */
+export function addEdge(from: Occurrence, to: Occurrence, kind: EdgeKind, range: string | null = null): void {
+  if (from === to) return;
+  let targets = edgeTargets.get(from);
+  if (targets === undefined) {
+    targets = new Set(from.dependencies.map((e) => e.ref));
+    edgeTargets.set(from, targets);
+  }
+  if (targets.has(to.ref)) return;
+  targets.add(to.ref);
+  from.dependencies.push(range === null ? { ref: to.ref, kind } : { ref: to.ref, kind, range });
+}
+
 export class GraphBuilder {
   private readonly byKey = new Map<string, Occurrence>();
   private readonly byName = new Map<string, Occurrence[]>();
-  private readonly edges = new Map<Occurrence, Set<string>>();
   private readonly rootRefs: string[] = [];
   private readonly inventory: Inventory = emptyInventory();
 
@@ -72,25 +134,7 @@ export class GraphBuilder {
   ) {}
 
   private make(key: string, init: EntryInit): Occurrence {
-    return {
-      ref: `${this.lockfile}#${key === '' ? '.' : key}`,
-      ecosystem: this.ecosystem,
-      name: init.name,
-      version: init.version,
-      alias: null,
-      installPath: init.installPath ?? key,
-      lockfile: this.lockfile,
-      source: init.source,
-      resolved: init.resolved ?? null,
-      integrity: init.integrity ?? null,
-      dev: init.dev ?? false,
-      optional: init.optional ?? false,
-      scopeKnown: true,
-      peer: false,
-      license: init.license ?? null,
-      dependencies: [],
-      facts: init.facts ?? {},
-    };
+    return newOccurrence({ ...init, ref: lockfileRef(this.lockfile, key), ecosystem: this.ecosystem, installPath: init.installPath ?? key, lockfile: this.lockfile });
   }
 
   /** The occurrence of lockfile entry `key`; a repeated key returns the first one, unchanged. */
@@ -136,15 +180,7 @@ export class GraphBuilder {
 
   /** An edge from → to, once per target (the first declaration's kind wins), never a self-loop. */
   edge(from: Occurrence, to: Occurrence, kind: EdgeKind, range: string | null = null): void {
-    if (from === to) return;
-    let targets = this.edges.get(from);
-    if (!targets) {
-      targets = new Set();
-      this.edges.set(from, targets);
-    }
-    if (targets.has(to.ref)) return;
-    targets.add(to.ref);
-    from.dependencies.push(range === null ? { ref: to.ref, kind } : { ref: to.ref, kind, range });
+    addEdge(from, to, kind, range);
   }
 
   /** A manifest this lockfile covers (an upload path), recorded as resolved by the lockfile. */

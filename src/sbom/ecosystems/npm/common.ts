@@ -1,5 +1,8 @@
 import { declaredDependencies, type Manifest } from './manifest.js';
-import type { Declaration, Edge, EdgeKind, LockfileRecord, Occurrence, OccurrenceSource } from '../../model.js';
+import type { Declaration, LockfileRecord, Occurrence, OccurrenceSource } from '../../model.js';
+import { lockfileRef, newOccurrence, type OccurrenceInit } from '../builder.js';
+
+export { addEdge, hasEdge, lockfileRef } from '../builder.js';
 
 /** What a parser is given: the lockfile and the uploaded manifests of its folder and below. */
 export interface ParseContext {
@@ -59,11 +62,6 @@ export function normalizeRelative(path: string): string | null {
   return out.join('/');
 }
 
-/** A bom-ref unique across every lockfile of one analysis: the lockfile path and the entry key. */
-export function lockfileRef(lockfile: string, key: string): string {
-  return `${lockfile}#${key === '' ? '.' : key}`;
-}
-
 /** The package name an install path ends in (`node_modules/@s/a/node_modules/b` → `b`). */
 export function packageNameFromPath(path: string): string | null {
   const index = path.lastIndexOf('node_modules/');
@@ -100,41 +98,9 @@ export function classifySpec(spec: string): OccurrenceSource {
   return 'registry';
 }
 
-export interface OccurrenceInit {
-  readonly ref: string;
-  /** Defaults to npm: the JavaScript parsers were written before the other ecosystems. */
-  readonly ecosystem?: string;
-  readonly scopeKnown?: boolean;
-  readonly name: string;
-  readonly version: string | null;
-  readonly installPath: string;
-  readonly lockfile: string;
-  readonly source: OccurrenceSource;
-  readonly alias?: string | null;
-  readonly resolved?: string | null;
-  readonly integrity?: string | null;
-  readonly dev?: boolean;
-  readonly optional?: boolean;
-  readonly peer?: boolean;
-  readonly license?: string | null;
-  readonly facts?: Record<string, string>;
-}
-
-export function occurrence(init: OccurrenceInit): Occurrence {
-  return {
-    ecosystem: 'npm',
-    scopeKnown: true,
-    alias: null,
-    resolved: null,
-    integrity: null,
-    dev: false,
-    optional: false,
-    peer: false,
-    license: null,
-    facts: {},
-    ...init,
-    dependencies: [],
-  };
+/** An npm occurrence (the seam's one factory, npm's ecosystem by default). */
+export function occurrence(init: Omit<OccurrenceInit, 'ecosystem'> & { readonly ecosystem?: string }): Occurrence {
+  return newOccurrence({ ecosystem: 'npm', ...init });
 }
 
 /** A project root or workspace member, from its manifest when uploaded. */
@@ -156,28 +122,6 @@ export function projectOccurrence(
     source,
     license: manifest?.license ?? null,
   });
-}
-
-/** Targets each occurrence already has an edge to: a set, so adding an edge is O(1), not O(degree). */
-const edgeTargets = new WeakMap<Occurrence, Set<string>>();
-
-/** Whether `from` already has an edge to `ref`, in O(1). */
-export function hasEdge(from: Occurrence, ref: string): boolean {
-  return edgeTargets.get(from)?.has(ref) ?? false;
-}
-
-/** Adds an edge once per target (the first declaration wins), never to itself. */
-export function addEdge(from: Occurrence, to: Occurrence, kind: EdgeKind, range: string | null = null): void {
-  if (from === to) return;
-  let targets = edgeTargets.get(from);
-  if (targets === undefined) {
-    targets = new Set(from.dependencies.map((e) => e.ref));
-    edgeTargets.set(from, targets);
-  }
-  if (targets.has(to.ref)) return;
-  targets.add(to.ref);
-  const edge: Edge = range === null ? { ref: to.ref, kind } : { ref: to.ref, kind, range };
-  from.dependencies.push(edge);
 }
 
 /** A string field of untrusted data, or null: parsers never pass a number or object on as text. */
