@@ -3,7 +3,9 @@
  * a program: running an upload's code is out of the question). What a line states literally is
  * read; anything computed (variables, string templates, loops) is not guessed:
  * - a dependency `conf 'g:a:v'`, `conf("g:a:v")`, `conf(platform("g:a:v"))` → a declaration with
- *   its configuration; `conf libs.foo.bar` / `conf(libs.bundles.x)` → a catalog reference;
+ *   its configuration; the map notation `conf group: 'g', name: 'a', version: 'v'` (Groovy) and
+ *   `conf(group = "g", name = "a", version = "v")` (Kotlin) too, in any key order, a computed
+ *   value leaving that key out; `conf libs.foo.bar` / `conf(libs.bundles.x)` → a catalog reference;
  * - settings: `rootProject.name = '…'` and `include 'a', ':b:c'` / `include(":a")` → projects.
  * Lines are scanned with anchored patterns over at most MAX_LINE characters (no backtracking blow-up).
  */
@@ -26,6 +28,9 @@ export interface GradleSettings {
 const MAX_LINE = 2000;
 const LITERAL = /^\s*([A-Za-z][\w]*)\s*\(?\s*(?:(?:platform|enforcedPlatform)\s*\(\s*)?["']([^"'$\s]+:[^"'$\s]+)["']/;
 const CATALOG = /^\s*([A-Za-z][\w]*)\s*\(?\s*(?:(?:platform|enforcedPlatform)\s*\(\s*)?libs\.([\w.]+)/;
+/** A configuration followed by a first `key: '…'` / `key = "…"` pair: the map notation. */
+const MAP_START = /^\s*([A-Za-z][\w]*)\s*\(?\s*(?:group|name|version)\s*[:=]\s*["']/;
+const MAP_PAIR = /\b(group|name|version|classifier)\s*[:=]\s*["']([^"'$]*)["']/g;
 const NOT_CONFIGURATIONS = new Set(['id', 'classpath', 'apply', 'plugin', 'version', 'group', 'maven', 'url', 'from', 'include', 'exclude', 'println']);
 
 export function scanBuildScript(text: string): BuildDependency[] {
@@ -38,12 +43,32 @@ export function scanBuildScript(text: string): BuildDependency[] {
       out.push({ configuration: literal[1], coordinate: literal[2], catalogRef: null, line: i + 1 });
       continue;
     }
+    const map = mapCoordinate(line);
+    if (map !== null && !NOT_CONFIGURATIONS.has(map.configuration)) {
+      out.push({ ...map, catalogRef: null, line: i + 1 });
+      continue;
+    }
     const ref = CATALOG.exec(line);
     if (ref?.[1] !== undefined && ref[2] !== undefined && !NOT_CONFIGURATIONS.has(ref[1])) {
       out.push({ configuration: ref[1], coordinate: null, catalogRef: ref[2].replace(/\.get$/, ''), line: i + 1 });
     }
   }
   return out;
+}
+
+/** `conf group: 'g', name: 'a', version: 'v'` as `g:a:v`; null unless group and name are literal. */
+function mapCoordinate(line: string): { configuration: string; coordinate: string } | null {
+  const start = MAP_START.exec(line);
+  if (start?.[1] === undefined) return null;
+  const values = new Map<string, string>();
+  for (const m of line.matchAll(MAP_PAIR)) if (m[1] !== undefined && m[2] !== undefined && !values.has(m[1])) values.set(m[1], m[2]);
+  const group = values.get('group');
+  const name = values.get('name');
+  if (group === undefined || name === undefined || group === '' || name === '') return null;
+  const version = values.get('version');
+  const classifier = values.get('classifier');
+  const tail = version === undefined || version === '' ? '' : `:${version}${classifier === undefined || classifier === '' ? '' : `:${classifier}`}`;
+  return { configuration: start[1], coordinate: `${group}:${name}${tail}` };
 }
 
 export function scanSettings(text: string): GradleSettings {

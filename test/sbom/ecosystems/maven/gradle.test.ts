@@ -227,6 +227,25 @@ dependencies {
     ]);
   });
 
+  it('reads the map notation of both DSLs in any key order; a computed value is left out, never guessed', () => {
+    const groovy = `dependencies {
+    implementation group: 'com.google.guava', name: 'guava', version: '33.2.1-jre'
+    testImplementation(group: 'org.junit.jupiter', name: 'junit-jupiter', version: '5.10.2')
+    runtimeOnly name: 'h2', group: 'com.h2database', version: '2.2.224', classifier: 'tests'
+    compileOnly group: 'org.projectlombok', name: 'lombok', version: "\$lombokVersion"
+    implementation group: 'org.x', version: '1.0'
+}
+`;
+    const kts = 'dependencies {\n    implementation(group = "org.slf4j", name = "slf4j-api", version = "2.0.13")\n}\n';
+    expect([...scanBuildScript(groovy), ...scanBuildScript(kts)].map((d) => `${d.line} ${d.configuration} ${d.coordinate ?? ''}`)).toEqual([
+      '2 implementation com.google.guava:guava:33.2.1-jre',
+      '3 testImplementation org.junit.jupiter:junit-jupiter:5.10.2',
+      '4 runtimeOnly com.h2database:h2:2.2.224:tests',
+      '5 compileOnly org.projectlombok:lombok',
+      '2 implementation org.slf4j:slf4j-api:2.0.13',
+    ]);
+  });
+
   it('reads settings includes in both DSLs', () => {
     expect(scanSettings('rootProject.name = "demo"\ninclude(":app", ":lib:core")\n')).toEqual({ rootName: 'demo', includes: ['app', 'lib:core'] });
     expect(scanSettings("rootProject.name = 'x'\ninclude 'a'\ninclude ':b'\n")).toEqual({ rootName: 'x', includes: ['a', 'b'] });
