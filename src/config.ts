@@ -65,6 +65,11 @@ export interface Config {
   readonly gitHosts: Readonly<Record<GitHostKind, string>>;
   /** Base URLs of the registries of every ecosystem but npm (`PACKAGE_REGISTRIES`). */
   readonly packageRegistries: Readonly<Record<RegistryKey, string>>;
+  /**
+   * Repositories an uploaded POM may declare that resolution searches (`MAVEN_ALLOWED_REPOSITORIES`,
+   * comma-separated URL prefixes); any other declared repository is never contacted.
+   */
+  readonly mavenAllowedRepositories: readonly string[];
   /** Bare repository caches of the workers (one per repository, most recently used kept). */
   readonly gitCacheDir: string;
   readonly gitTimeoutMs: number;
@@ -246,6 +251,19 @@ class EnvReader {
     return this.urlMap(name, GIT_HOST_KINDS, DEFAULT_GIT_HOSTS, ['http:', 'https:', 'file:']);
   }
 
+  /** Comma-separated URLs (no trailing slashes); empty when unset. */
+  urlList(name: string, protocols: readonly string[]): string[] {
+    const value = this.raw(name);
+    if (value === undefined || value.trim() === '') return [];
+    const urls = value.split(',').map((u) => u.trim()).filter((u) => u !== '');
+    const bad = urls.find((u) => !isUrl(u, protocols));
+    if (bad !== undefined) {
+      this.fail(name, `comma-separated ${protocols.map((p) => p.replace(':', '')).join(' or ')} URLs`, redactUrl(bad));
+      return [];
+    }
+    return urls.map((u) => u.replace(/\/+$/, ''));
+  }
+
   /** A JSON object from known keys to base URLs; keys it omits keep their defaults. */
   urlMap<K extends string>(name: string, keys: readonly K[], defaults: Readonly<Record<K, string>>, protocols: readonly string[]): Record<K, string> {
     const value = this.raw(name);
@@ -346,6 +364,7 @@ export function loadConfig(env: Env = process.env): Config {
     testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering', 'terminal'] as const),
     gitHosts: r.gitHosts('GIT_HOSTS'),
     packageRegistries: r.urlMap('PACKAGE_REGISTRIES', REGISTRY_KEYS, DEFAULT_PACKAGE_REGISTRIES, ['http:', 'https:']),
+    mavenAllowedRepositories: r.urlList('MAVEN_ALLOWED_REPOSITORIES', ['http:', 'https:']),
     gitCacheDir: r.string('GIT_CACHE_DIR', join(tmpdir(), 'pkgscope-git')),
     gitTimeoutMs: r.integer('GIT_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     gitRefsTtlMs: r.integer('GIT_REFS_TTL_MS', 30_000, 0, 3_600_000),
@@ -378,6 +397,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...config,
     gitHosts: Object.freeze(config.gitHosts),
     packageRegistries: Object.freeze(config.packageRegistries),
+    mavenAllowedRepositories: Object.freeze(config.mavenAllowedRepositories),
     crawl: Object.freeze(config.crawl),
     ops: Object.freeze(config.ops),
     rateLimit: Object.freeze(config.rateLimit),
@@ -386,8 +406,14 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** `PACKAGE_REGISTRIES` alone, for the CLI (which reads no other service setting). */
 export function packageRegistriesFrom(env: Env): Readonly<Record<RegistryKey, string>> {
+  return registrySettingsFrom(env).packageRegistries;
+}
+
+/** `PACKAGE_REGISTRIES` and `MAVEN_ALLOWED_REPOSITORIES`, for the CLI. */
+export function registrySettingsFrom(env: Env): Pick<Config, 'packageRegistries' | 'mavenAllowedRepositories'> {
   const r = new EnvReader(env);
-  const registries = r.urlMap('PACKAGE_REGISTRIES', REGISTRY_KEYS, DEFAULT_PACKAGE_REGISTRIES, ['http:', 'https:']);
+  const packageRegistries = r.urlMap('PACKAGE_REGISTRIES', REGISTRY_KEYS, DEFAULT_PACKAGE_REGISTRIES, ['http:', 'https:']);
+  const mavenAllowedRepositories = r.urlList('MAVEN_ALLOWED_REPOSITORIES', ['http:', 'https:']);
   if (r.problems.length > 0) throw new ConfigError(r.problems);
-  return Object.freeze(registries);
+  return { packageRegistries: Object.freeze(packageRegistries), mavenAllowedRepositories: Object.freeze(mavenAllowedRepositories) };
 }

@@ -29,6 +29,7 @@ describe('configuration', () => {
       GIT_HOSTS: '{"github":"http://127.0.0.1:9418/"}',
       LOG_LEVEL: 'DEBUG',
       JOB_TTL_SECONDS: '',
+      MAVEN_ALLOWED_REPOSITORIES: 'https://repo.example.test/releases/, https://maven.example.test',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -38,7 +39,10 @@ describe('configuration', () => {
       logLevel: 'debug',
       jobTtlSeconds: 86_400,
       gitHosts: { github: 'http://127.0.0.1:9418', gitlab: 'https://gitlab.com' },
+      mavenAllowedRepositories: ['https://repo.example.test/releases', 'https://maven.example.test'],
     });
+    expect(loadConfig({}).mavenAllowedRepositories).toEqual([]);
+    expect(() => loadConfig({ MAVEN_ALLOWED_REPOSITORIES: 'https://ok.test,ftp://no.test' })).toThrow(/MAVEN_ALLOWED_REPOSITORIES/);
   });
 
   it('lists every invalid variable in one error', () => {

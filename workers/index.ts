@@ -88,6 +88,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     concurrency: config.registryConcurrency,
     ...(deps.npmOptions ? { npmOptions: deps.npmOptions } : {}),
     packageRegistries: config.packageRegistries,
+    mavenAllowedRepositories: config.mavenAllowedRepositories,
     observer: metrics,
   });
   // Analysis runs on threads, so this event loop stays free to renew queue locks meanwhile.

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DiskMetadataCache } from '../registry/disk-cache.js';
-import { ConfigError, packageRegistriesFrom } from '../config.js';
+import { ConfigError, registrySettingsFrom } from '../config.js';
 import { registryAnalysis } from '../registry/analysis.js';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
 import { checkEnvironment, type AnalysisEnvironment } from '../sbom/environment.js';
@@ -82,7 +82,7 @@ export async function sbomCommand(
   }
   let registries;
   try {
-    registries = packageRegistriesFrom(process.env);
+    registries = registrySettingsFrom(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err(`pkgscope: ${error.problems.join('; ')}`);
@@ -90,7 +90,7 @@ export async function sbomCommand(
     }
     throw error;
   }
-  const online = values.offline ? null : await registryAnalysis({ cache: new DiskMetadataCache(), resolutionTimeoutMs, packageRegistries: registries });
+  const online = values.offline ? null : await registryAnalysis({ cache: new DiskMetadataCache(), resolutionTimeoutMs, ...registries });
   const deps: AnalyzeDeps = online === null ? {} : { registry: online.registry, ecosystems: online.ecosystems };
   const progress = io.progress;
   try {

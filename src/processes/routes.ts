@@ -71,6 +71,7 @@ export async function createApiServices(
     concurrency: config.registryConcurrency,
     npmOptions: options,
     packageRegistries: config.packageRegistries,
+    mavenAllowedRepositories: config.mavenAllowedRepositories,
     observer: metrics,
   });
   const pool = analysisPoolFor(config, logger);

@@ -19,6 +19,8 @@ export interface RegistryAnalysisOptions {
    * that ecosystem offline (lockfile records only).
    */
   readonly packageRegistries?: Partial<Readonly<Record<RegistryKey, string>>>;
+  /** Repositories an uploaded POM may declare that Maven resolution searches (`MAVEN_ALLOWED_REPOSITORIES`). */
+  readonly mavenAllowedRepositories?: readonly string[];
   /** Deadline of one registry request of the other ecosystems. */
   readonly registryTimeoutMs?: number;
   /** Wraps the metadata client and cache to time requests and count cache hits (metrics). */
@@ -61,6 +63,7 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
     npm: { resolver, metadata: npmMetadataClient(fetchOptions) },
     registries,
     resolutionTimeoutMs: options.resolutionTimeoutMs,
+    mavenAllowedRepositories: options.mavenAllowedRepositories ?? [],
   });
   const clients = new Map<string, MetadataClient>();
   for (const e of ecosystems) if (e.metadata) clients.set(e.id, observe(e.metadata));
@@ -72,7 +75,7 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
     ),
     resolver,
     ecosystems,
-    registryAccess: { bases: options.packageRegistries ?? {}, http, resolutionTimeoutMs: options.resolutionTimeoutMs },
+    registryAccess: { bases: options.packageRegistries ?? {}, http, resolutionTimeoutMs: options.resolutionTimeoutMs, mavenAllowedRepositories: options.mavenAllowedRepositories ?? [] },
     close: () => http.close(),
   };
 }

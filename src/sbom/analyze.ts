@@ -74,6 +74,7 @@ function ecosystemsOf(deps: AnalyzeDeps): readonly Ecosystem[] {
       npm: { resolver: deps.resolver ?? null, metadata: null },
       registries,
       ...(access.resolutionTimeoutMs === undefined ? {} : { resolutionTimeoutMs: access.resolutionTimeoutMs }),
+      ...(access.mavenAllowedRepositories === undefined ? {} : { mavenAllowedRepositories: access.mavenAllowedRepositories }),
     });
   }
   const offline = offlineEcosystems();

@@ -55,7 +55,8 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
       case 'http': {
         const access = deps.registryAccess;
         // Only the configured registries are reached, whatever a thread asks for.
-        if (!access || !Object.values(access.bases).some((base) => call.url === base || call.url.startsWith(`${base}/`) || call.url.startsWith(`${base}?`))) {
+        const known = [...Object.values(access?.bases ?? {}), ...(access?.mavenAllowedRepositories ?? [])];
+        if (!access || !known.some((base) => call.url === base || call.url.startsWith(`${base}/`) || call.url.startsWith(`${base}?`))) {
           throw new TransientAnalysisError('no such registry');
         }
         return access.http.text(call.url, { ...(deps.signal ? { signal: deps.signal } : {}), ...(call.accept === null ? {} : { accept: call.accept }) });
@@ -73,6 +74,7 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
       checkpoint: deps.checkpoint !== undefined,
       registries: deps.registryAccess ? { ...deps.registryAccess.bases } : null,
       resolutionTimeoutMs: deps.registryAccess?.resolutionTimeoutMs ?? null,
+      mavenAllowedRepositories: deps.registryAccess?.mavenAllowedRepositories ?? [],
       environment: deps.environment ?? null,
       nowMs: deps.now ? deps.now().getTime() : null,
     };

@@ -32,6 +32,7 @@ export interface AnalysisTask {
   /** Registry base URLs the thread builds its ecosystems with; their requests go through the main thread. */
   readonly registries: Partial<Readonly<Record<RegistryKey, string>>> | null;
   readonly resolutionTimeoutMs: number | null;
+  readonly mavenAllowedRepositories: readonly string[];
   /** The request's target environment (plain data: it crosses threads as is). */
   readonly environment: AnalysisEnvironment | null;
   /** The document's timestamp when the caller fixes it (tests). */

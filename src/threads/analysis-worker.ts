@@ -73,7 +73,9 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
   const deps: AnalyzeDeps = {
     registry: task.registry ? registry : null,
     registryAccess:
-      task.registries === null ? null : { bases: task.registries, http, ...(task.resolutionTimeoutMs === null ? {} : { resolutionTimeoutMs: task.resolutionTimeoutMs }) },
+      task.registries === null
+        ? null
+        : { bases: task.registries, http, mavenAllowedRepositories: task.mavenAllowedRepositories, ...(task.resolutionTimeoutMs === null ? {} : { resolutionTimeoutMs: task.resolutionTimeoutMs }) },
     resolver: task.resolver ? async (project) => (await call({ method: 'resolve', project })) as StandaloneOutcome : null,
     onProgress: (progress) => post({ type: 'progress', progress }),
     environment: task.environment,

@@ -13,6 +13,8 @@ export interface MavenRepositoryOptions {
   readonly poms?: Readonly<Record<string, string>>;
   /** Versions maven-metadata.xml lists, by `group:artifact`. */
   readonly versions?: Readonly<Record<string, readonly string[]>>;
+  /** Any other file by its path below the root (`/org/s/snap/2.0-SNAPSHOT/maven-metadata.xml`). */
+  readonly files?: Readonly<Record<string, string>>;
   /** Answer every request with this status (a failing repository). */
   readonly status?: number;
   /** Accept requests and never answer them (a repository that hangs). */
@@ -52,6 +54,7 @@ export async function startMavenRepository(options: MavenRepositoryOptions = {})
   const files = new Map<string, string>();
   for (const [c, text] of Object.entries(options.poms ?? {})) files.set(pathOf(c, 'pom'), text);
   for (const [c, versions] of Object.entries(options.versions ?? {})) files.set(pathOf(c, 'metadata'), mavenMetadataXml(c, versions));
+  for (const [path, text] of Object.entries(options.files ?? {})) files.set(path, text);
   const requests: string[] = [];
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://repo').pathname).replace(/^\/maven2/, '');

@@ -11,6 +11,8 @@ export interface EcosystemsOptions {
   readonly registries: Partial<Readonly<Record<RegistryKey, RegistryEndpoint>>>;
   /** Deadline of resolving manifests without a lockfile (`RESOLUTION_TIMEOUT_MS`). */
   readonly resolutionTimeoutMs?: number;
+  /** Repositories an uploaded POM may declare that Maven resolution searches too. */
+  readonly mavenAllowedRepositories?: readonly string[];
 }
 
 /**
@@ -23,7 +25,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     golangEcosystem(options.registries.go ?? null),
     pypiEcosystem(options.registries.pypi ?? null),
     cargoEcosystem(options.registries.crates ?? null),
-    mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs }),
+    mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
   ];
 }
 

@@ -106,4 +106,12 @@ export interface RegistryAccess {
   readonly bases: Partial<Readonly<Record<RegistryKey, string>>>;
   readonly http: RegistryHttp;
   readonly resolutionTimeoutMs?: number;
+  /** Repositories an uploaded POM may declare that are searched too (`MAVEN_ALLOWED_REPOSITORIES`). */
+  readonly mavenAllowedRepositories?: readonly string[];
+}
+
+/** Whether `url` is one of the allowed URL prefixes or below one. */
+export function underAllowed(url: string, allowed: readonly string[]): boolean {
+  const u = url.replace(/\/+$/, '');
+  return allowed.some((a) => u === a || u.startsWith(`${a}/`));
 }

@@ -20,6 +20,8 @@ export interface Gav {
 export interface PomRef {
   readonly pom: Pom;
   readonly path: string | null;
+  /** A snapshot's timestamped build the repository served (`1.0-20240101.120000-3`). */
+  readonly build?: string;
 }
 
 export interface ModelLookup {

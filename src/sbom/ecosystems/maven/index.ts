@@ -27,6 +27,8 @@ export interface MavenEcosystemOptions {
   readonly maxPoms?: number;
   /** Levels of transitive dependencies followed. */
   readonly maxDepth?: number;
+  /** URL prefixes of repositories an uploaded POM may declare that resolution searches too. */
+  readonly allowedRepositories?: readonly string[];
 }
 
 interface Parsed {
@@ -79,6 +81,7 @@ export function mavenEcosystem(registry: RegistryEndpoint | null, options: Maven
       if (parsed.poms.length > 0) {
         const part = await buildMaven(parsed.poms, {
           repository,
+          allowedRepositories: options.allowedRepositories ?? [],
           maxPoms: options.maxPoms ?? 2000,
           maxDepth: options.maxDepth ?? 40,
           deadlineMs: options.resolutionTimeoutMs ?? 60_000,

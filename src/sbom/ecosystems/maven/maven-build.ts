@@ -2,6 +2,7 @@ import { GraphBuilder } from '../builder.js';
 import type { EdgeKind, Inventory, Occurrence } from '../../model.js';
 import { TransientAnalysisError } from '../../types.js';
 import { dirOf, joinDir } from '../paths.js';
+import { underAllowed } from '../types.js';
 import { effectiveModel, isInterpolated, type EffectiveModel, type Gav, type PomRef } from './effective.js';
 import { licenseText, type Pom, type PomDependency } from './parse-pom.js';
 import type { MavenRepository } from './registry.js';
@@ -31,6 +32,8 @@ export interface PomFile {
 
 export interface MavenBuildOptions {
   readonly repository: MavenRepository | null;
+  /** URL prefixes of the repositories an uploaded POM may declare that are searched too. */
+  readonly allowedRepositories?: readonly string[];
   readonly maxPoms: number;
   readonly maxDepth: number;
   readonly deadlineMs: number;
@@ -41,7 +44,7 @@ export interface MavenBuildOptions {
 const gaOf = (g: string | null, a: string): string => `${g ?? ''}:${a}`;
 
 /** Uploaded POMs by path and by coordinates, with the repository behind them when there is one. */
-function lookupOf(files: readonly PomFile[], repository: MavenRepository | null, signal: AbortSignal | undefined): PomSource {
+function lookupOf(files: readonly PomFile[], repository: MavenRepository | null, signal: AbortSignal | undefined, extra: readonly string[] = []): PomSource {
   const byPath = new Map(files.map((f) => [f.path, f]));
   const byGav = new Map<string, PomFile>();
   for (const f of files) {
@@ -53,7 +56,7 @@ function lookupOf(files: readonly PomFile[], repository: MavenRepository | null,
     const f = byGav.get(`${gav.groupId}:${gav.artifactId}:${gav.version}`);
     return f === undefined ? null : { pom: f.pom, path: f.path };
   };
-  const remote = async (gav: Gav): Promise<PomRef | null> => uploaded(gav) ?? (repository === null ? null : repository.pom(gav, signal));
+  const remote = async (gav: Gav): Promise<PomRef | null> => uploaded(gav) ?? (repository === null ? null : repository.pom(gav, signal, extra));
   return {
     async parent(child: PomRef): Promise<PomRef | null> {
       const p = child.pom.parent;
@@ -68,7 +71,7 @@ function lookupOf(files: readonly PomFile[], repository: MavenRepository | null,
     },
     bom: remote,
     pom: remote,
-    versions: async (g, a) => (repository === null ? null : repository.versions(g, a, signal)),
+    versions: async (g, a) => (repository === null ? null : repository.versions(g, a, signal, extra)),
   };
 }
 
@@ -144,7 +147,7 @@ function addResolved(builder: GraphBuilder, m: Module, graph: ResolvedGraph, rea
     const dev = notShipped(a.scope);
     const key = coordinateOf(name, a, a.version);
     const existing = builder.get(key);
-    const o = existing ?? builder.add(key, { name, version: a.version, source: 'registry', dev, optional: a.optional, license: licenseText(a.licenses), facts: facts(a, a.scope) });
+    const o = existing ?? builder.add(key, { name, version: a.version, source: 'registry', dev, optional: a.optional, license: licenseText(a.licenses), facts: facts(a, a.scope, a.facts) });
     if (existing !== undefined) settle(o, dev, a.optional);
     byKey.set(a.key, o);
   }
@@ -170,6 +173,8 @@ type Failure = { readonly outcome: 'resolution_failed' | 'resolution_timeout'; r
 
 interface Online {
   readonly repository: MavenRepository;
+  /** Allowed repositories the uploaded POMs declare, searched after the configured one. */
+  readonly extra: readonly string[];
   /** One deadline for the whole reactor: RESOLUTION_TIMEOUT_MS bounds the analysis, not each module. */
   readonly deadline: AbortSignal;
 }
@@ -177,7 +182,7 @@ interface Online {
 async function resolveModule(m: Module, files: readonly PomFile[], options: MavenBuildOptions, online: Online): Promise<ResolvedGraph | Failure> {
   const { deadline } = online;
   const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
-  const source = lookupOf(files, online.repository, signal);
+  const source = lookupOf(files, online.repository, signal, online.extra);
   try {
     const model = await effectiveModel({ pom: m.file.pom, path: m.file.path }, source);
     if (model.missing.length > 0) return { outcome: 'resolution_failed', detail: `${model.missing.join(', ')} could not be found in the repository` };
@@ -192,6 +197,29 @@ async function resolveModule(m: Module, files: readonly PomFile[], options: Mave
     if (error instanceof JvmFileError) return { outcome: 'resolution_failed', detail: `a POM from the repository could not be read: ${error.message}` };
     throw error;
   }
+}
+
+/**
+ * The repositories the uploaded POMs declare (`<repositories>`, active-by-default profiles
+ * included), in upload and declaration order, that the operator allows (`MAVEN_ALLOWED_REPOSITORIES`):
+ * searched after the configured repository, as Maven searches a POM's repositories besides
+ * central. Any other is named in a notice and never contacted: an upload does not choose where the
+ * service connects. Repositories declared by dependencies' POMs are not followed.
+ */
+function declaredRepositories(files: readonly PomFile[], allowed: readonly string[], builder: GraphBuilder): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    for (const r of f.pom.repositories) {
+      const url = r.url.trim().replace(/\/+$/, '');
+      if (url.includes('${') || !/^https?:\/\//i.test(url)) continue;
+      if (underAllowed(url, allowed)) {
+        if (!out.includes(url)) out.push(url);
+      } else {
+        builder.notice(`${f.path} declares the repository ${r.id === null ? '' : `${r.id} `}${url}, which is not among the allowed ones (MAVEN_ALLOWED_REPOSITORIES): it was not searched`);
+      }
+    }
+  }
+  return out;
 }
 
 /** `<modules>` naming a directory whose pom.xml was not uploaded: that module is not in the inventory. */
@@ -227,7 +255,8 @@ export async function buildMaven(files: readonly PomFile[], options: MavenBuildO
     modules.push({ file, root, model });
   }
   moduleNotices(files, builder);
-  const online = options.repository === null ? null : { repository: options.repository, deadline: AbortSignal.timeout(options.deadlineMs) };
+  const extra = declaredRepositories(files, options.allowedRepositories ?? [], builder);
+  const online = options.repository === null ? null : { repository: options.repository, extra, deadline: AbortSignal.timeout(options.deadlineMs) };
   for (const m of modules) {
     options.signal?.throwIfAborted();
     const role = m.file === top ? 'root' : 'workspace';

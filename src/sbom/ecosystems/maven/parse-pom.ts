@@ -37,6 +37,20 @@ export interface PomLicense {
   readonly url: string | null;
 }
 
+/** `<distributionManagement><relocation>`: the artifact moved; an absent part keeps the original's. */
+export interface PomRelocation {
+  readonly groupId: string | null;
+  readonly artifactId: string | null;
+  readonly version: string | null;
+  readonly message: string | null;
+}
+
+/** A `<repositories><repository>` the POM declares (the project's or an active-by-default profile's). */
+export interface PomRepository {
+  readonly id: string | null;
+  readonly url: string;
+}
+
 export interface Pom {
   readonly groupId: string | null;
   readonly artifactId: string;
@@ -53,9 +67,11 @@ export interface Pom {
   readonly url: string | null;
   readonly scmUrl: string | null;
   readonly developers: readonly string[];
+  readonly relocation: PomRelocation | null;
+  readonly repositories: readonly PomRepository[];
 }
 
-const reader = xmlReader(['dependency', 'module', 'exclusion', 'profile', 'license', 'developer']);
+const reader = xmlReader(['dependency', 'module', 'exclusion', 'profile', 'license', 'developer', 'repository']);
 
 function dependencyOf(node: XmlNode, where: string): PomDependency {
   const groupId = textOf(node, 'groupId');
@@ -87,8 +103,16 @@ function propertiesOf(node: XmlNode | undefined, into: Map<string, string>): voi
 }
 
 /** The build-affecting sections of the model or of one profile. */
-function sectionsOf(node: XmlNode, where: string, into: { deps: PomDependency[]; managed: PomDependency[]; modules: string[]; properties: Map<string, string> }): void {
+function sectionsOf(
+  node: XmlNode,
+  where: string,
+  into: { deps: PomDependency[]; managed: PomDependency[]; modules: string[]; properties: Map<string, string>; repositories: PomRepository[] },
+): void {
   for (const d of listOf(node, 'dependencies', 'dependency')) into.deps.push(dependencyOf(d, where));
+  for (const r of listOf(node, 'repositories', 'repository')) {
+    const url = textOf(r, 'url');
+    if (url !== null) into.repositories.push({ id: textOf(r, 'id'), url });
+  }
   for (const d of listOf(childOf(node, 'dependencyManagement'), 'dependencies', 'dependency')) into.managed.push(dependencyOf(d, `${where} dependencyManagement`));
   into.modules.push(...textsOf(node, 'modules', 'module'));
   propertiesOf(node, into.properties);
@@ -110,7 +134,7 @@ export function parsePom(text: string): Pom {
   const project = reader.read(text, 'project');
   const artifactId = textOf(project, 'artifactId');
   if (artifactId === null) throw new JvmFileError('malformed', '<project> has no artifactId');
-  const sections = { deps: [] as PomDependency[], managed: [] as PomDependency[], modules: [] as string[], properties: new Map<string, string>() };
+  const sections = { deps: [] as PomDependency[], managed: [] as PomDependency[], modules: [] as string[], properties: new Map<string, string>(), repositories: [] as PomRepository[] };
   sectionsOf(project, 'the project', sections);
   for (const profile of listOf(project, 'profiles', 'profile')) {
     if (textOf(childOf(profile, 'activation'), 'activeByDefault') !== 'true') continue;
@@ -137,7 +161,15 @@ export function parsePom(text: string): Pom {
       if (name === null) return email === null ? [] : [email];
       return [email === null ? name : `${name} <${email}>`];
     }),
+    relocation: relocationOf(project),
+    repositories: sections.repositories,
   };
+}
+
+function relocationOf(project: XmlNode): PomRelocation | null {
+  const node = childOf(childOf(project, 'distributionManagement'), 'relocation');
+  if (node === undefined) return null;
+  return { groupId: textOf(node, 'groupId'), artifactId: textOf(node, 'artifactId'), version: textOf(node, 'version'), message: textOf(node, 'message') };
 }
 
 /** A POM's licenses as one string: several are offered together, so they read as a choice (OR). */

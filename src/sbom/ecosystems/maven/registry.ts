@@ -3,7 +3,7 @@ import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 import { effectiveModel, type Gav, type PomRef } from './effective.js';
 import { licenseText, parsePom, type Pom } from './parse-pom.js';
-import { JvmFileError, textsOf, childOf, xmlReader } from './xml.js';
+import { childOf, JvmFileError, listOf, textOf, textsOf, xmlReader } from './xml.js';
 
 /**
  * A Maven repository (the layout of https://maven.apache.org/repository/layout.html) under the
@@ -16,20 +16,47 @@ import { JvmFileError, textsOf, childOf, xmlReader } from './xml.js';
  */
 
 const MAX_CACHED = 5000;
-const metadataReader = xmlReader(['version']);
+const metadataReader = xmlReader(['version', 'snapshotVersion']);
 
 export interface MavenRepository {
-  pom(gav: Gav, signal?: AbortSignal): Promise<PomRef | null>;
-  versions(groupId: string, artifactId: string, signal?: AbortSignal): Promise<readonly string[] | null>;
+  /**
+   * A POM from the repository, else from each of `extra` in order (repositories the uploaded POMs
+   * declare that the operator allows). A `-SNAPSHOT` version is read through its version-level
+   * maven-metadata.xml (the timestamped build it names), else by its plain file name.
+   */
+  pom(gav: Gav, signal?: AbortSignal, extra?: readonly string[]): Promise<PomRef | null>;
+  /** The versions the repositories' maven-metadata.xml list together; null when none has one. */
+  versions(groupId: string, artifactId: string, signal?: AbortSignal, extra?: readonly string[]): Promise<readonly string[] | null>;
 }
 
 function segment(s: string): string {
   return encodeURIComponent(s);
 }
 
-export function pomUrl(base: string, gav: Gav): string {
-  const dirs = gav.groupId.split('.').map(segment).join('/');
-  return `${base}/${dirs}/${segment(gav.artifactId)}/${segment(gav.version)}/${segment(gav.artifactId)}-${segment(gav.version)}.pom`;
+/** The POM's URL; `build` is a snapshot's timestamped version (`1.0-20240101.120000-3`) in its file name. */
+export function pomUrl(base: string, gav: Gav, build: string = gav.version): string {
+  return `${versionDir(base, gav)}/${segment(gav.artifactId)}-${segment(build)}.pom`;
+}
+
+function versionDir(base: string, gav: Gav): string {
+  return `${base}/${gav.groupId.split('.').map(segment).join('/')}/${segment(gav.artifactId)}/${segment(gav.version)}`;
+}
+
+/**
+ * The build a snapshot's version-level maven-metadata.xml names for its POM: the `pom` entry of
+ * `<snapshotVersions>` (Maven 3), else `<snapshot>`'s timestamp and build number (Maven 2); null
+ * for a `<localCopy>` or a file naming neither (the plain `-SNAPSHOT.pom` is read then).
+ */
+export function snapshotBuild(text: string, version: string): string | null {
+  const versioning = childOf(metadataReader.read(text, 'metadata'), 'versioning');
+  for (const v of listOf(versioning, 'snapshotVersions', 'snapshotVersion')) {
+    if (textOf(v, 'extension') === 'pom' && (textOf(v, 'classifier') ?? '') === '') return textOf(v, 'value');
+  }
+  const snapshot = childOf(versioning, 'snapshot');
+  const timestamp = textOf(snapshot, 'timestamp');
+  const buildNumber = textOf(snapshot, 'buildNumber');
+  if (textOf(snapshot, 'localCopy') === 'true' || timestamp === null || buildNumber === null) return null;
+  return version.replace(/SNAPSHOT$/, `${timestamp}-${buildNumber}`);
 }
 
 export function metadataUrl(base: string, groupId: string, artifactId: string): string {
@@ -72,12 +99,31 @@ export function mavenRepository(registry: RegistryEndpoint): MavenRepository {
     }
     return abortable(p, signal);
   }
+  async function pomAt(root: string, gav: Gav, signal?: AbortSignal): Promise<PomRef | null> {
+    if (gav.version.endsWith('-SNAPSHOT')) {
+      const build = await cached(`${versionDir(root, gav)}/maven-metadata.xml`, (text) => snapshotBuild(text, gav.version), signal);
+      if (build !== null) {
+        const pom = await cached<Pom>(pomUrl(root, gav, build), parsePom, signal);
+        if (pom !== null) return { pom, path: null, build };
+      }
+    }
+    const pom = await cached<Pom>(pomUrl(root, gav), parsePom, signal);
+    return pom === null ? null : { pom, path: null };
+  }
+  const roots = (extra: readonly string[] | undefined): string[] => [base, ...(extra ?? []).map((r) => r.replace(/\/+$/, '')).filter((r) => r !== base)];
   return {
-    async pom(gav, signal) {
-      const pom = await cached<Pom>(pomUrl(base, gav), parsePom, signal);
-      return pom === null ? null : { pom, path: null };
+    async pom(gav, signal, extra) {
+      for (const root of roots(extra)) {
+        const ref = await pomAt(root, gav, signal);
+        if (ref !== null) return ref;
+      }
+      return null;
     },
-    versions: (groupId, artifactId, signal) => cached(metadataUrl(base, groupId, artifactId), parseMavenMetadata, signal),
+    async versions(groupId, artifactId, signal, extra) {
+      const lists = await Promise.all(roots(extra).map((root) => cached(metadataUrl(root, groupId, artifactId), parseMavenMetadata, signal)));
+      const found = lists.filter((l): l is string[] => l !== null);
+      return found.length === 0 ? null : [...new Set(found.flat())];
+    },
   };
 }
 

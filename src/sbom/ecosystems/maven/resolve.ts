@@ -52,6 +52,8 @@ export interface ResolvedArtifact {
   licenses: readonly PomLicense[];
   /** Conflict keys of the artifacts it depends on (winners). */
   readonly dependencies: string[];
+  /** What the document should say of it: `relocated_from`, `snapshot_build`. */
+  readonly facts: Readonly<Record<string, string>>;
 }
 
 export interface ResolvedGraph {
@@ -131,11 +133,31 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
     }
     const scope = node.from === null ? node.declared : (node.managedScope ?? derive(node.from.scope, node.declared));
     if (scope === null) continue;
+    // The POM first (a system dependency is a file on the building machine: no POM, no
+    // transitives; past the depth limit it is not read): it may relocate the artifact.
+    const deep = node.depth >= limits.maxDepth;
+    let found: Found = { gav: { groupId: dep.groupId, artifactId: dep.artifactId, version }, pom: null, relocatedFrom: null };
+    if (scope !== 'system' && !deep) {
+      if (++poms > limits.maxPoms) throw new ResolutionLimitError('limit_exceeded', `more than ${limits.maxPoms} POMs would be read`);
+      found = await followRelocations(found.gav, source, notices);
+    }
+    const target: PomDependency = found.relocatedFrom === null ? dep : { ...dep, groupId: found.gav.groupId, artifactId: found.gav.artifactId };
+    const targetKey = managementKey(target);
+    if (targetKey !== key) {
+      const existing = artifacts.get(targetKey);
+      if (existing !== undefined) {
+        // Relocated onto an artifact already selected: a path to that one.
+        if (node.from === null) direct.push(targetKey);
+        else if (!node.from.dependencies.includes(targetKey)) node.from.dependencies.push(targetKey);
+        if (node.from !== null) incoming.get(targetKey)?.push({ from: node.from, declared: node.declared });
+        continue;
+      }
+    }
     const artifact: ResolvedArtifact = {
-      key,
-      groupId: dep.groupId,
-      artifactId: dep.artifactId,
-      version,
+      key: targetKey,
+      groupId: target.groupId,
+      artifactId: target.artifactId,
+      version: found.gav.version,
       type: dep.type,
       classifier: dep.classifier,
       scope,
@@ -143,36 +165,38 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
       depth: node.depth,
       licenses: [],
       dependencies: [],
+      facts: {
+        ...(found.relocatedFrom === null ? {} : { relocated_from: found.relocatedFrom }),
+        ...(found.pom?.build === undefined ? {} : { snapshot_build: found.pom.build }),
+      },
     };
-    artifacts.set(key, artifact);
-    incoming.set(key, node.from === null ? [] : [{ from: node.from, declared: node.declared }]);
+    artifacts.set(targetKey, artifact);
+    incoming.set(targetKey, node.from === null ? [] : [{ from: node.from, declared: node.declared }]);
     // A direct dependency's scope, or one the project manages, is not widened by other paths.
-    if (node.from === null || node.managedScope !== undefined) fixed.add(key);
-    if (node.from === null) direct.push(key);
-    else node.from.dependencies.push(key);
-    // A system dependency is a file on the building machine: no POM, no transitives.
+    if (node.from === null || node.managedScope !== undefined) fixed.add(targetKey);
+    if (node.from === null) direct.push(targetKey);
+    else node.from.dependencies.push(targetKey);
     if (scope === 'system') continue;
-    if (node.depth >= limits.maxDepth) {
+    const gav = found.gav;
+    if (deep) {
       notices.push(`${dep.groupId}:${dep.artifactId}:${version} is ${node.depth} levels deep: its dependencies were not followed (depth limit ${limits.maxDepth})`);
       continue;
     }
-    if (++poms > limits.maxPoms) throw new ResolutionLimitError('limit_exceeded', `more than ${limits.maxPoms} POMs would be read`);
-    const gav = { groupId: dep.groupId, artifactId: dep.artifactId, version };
     let model: EffectiveModel;
     try {
-      const pom = await source.pom(gav);
-      if (pom === null) {
-        notices.push(`the POM of ${gav.groupId}:${gav.artifactId}:${version} is missing from the repository: its dependencies are unknown`);
+      if (found.pom === null) {
+        if (found.unreadable === true) continue;
+        notices.push(`the POM of ${gav.groupId}:${gav.artifactId}:${gav.version} is missing from the repository: its dependencies are unknown`);
         continue;
       }
-      model = await effectiveModel(pom, source);
+      model = await effectiveModel(found.pom, source);
     } catch (error) {
       if (!(error instanceof JvmFileError)) throw error;
-      notices.push(`the POM of ${gav.groupId}:${gav.artifactId}:${version} could not be read (${error.message}): its dependencies are unknown`);
+      notices.push(`the POM of ${gav.groupId}:${gav.artifactId}:${gav.version} could not be read (${error.message}): its dependencies are unknown`);
       continue;
     }
     artifact.licenses = model.licenses;
-    if (model.missing.length > 0) notices.push(`${gav.groupId}:${gav.artifactId}:${version}: ${model.missing.join(', ')} missing from the repository`);
+    if (model.missing.length > 0) notices.push(`${gav.groupId}:${gav.artifactId}:${gav.version}: ${model.missing.join(', ')} missing from the repository`);
     const below = [...node.exclusions];
     for (const d of model.dependencies) {
       if (d.optional || excludedBy(d, below)) continue;
@@ -192,6 +216,48 @@ export async function resolveGraph(root: EffectiveModel, source: PomSource, limi
   }
   widenScopes(artifacts, incoming, fixed);
   return { artifacts, direct, undetermined, notices };
+}
+
+interface Found {
+  readonly gav: Gav;
+  readonly pom: PomRef | null;
+  /** `group:artifact:version` as declared, when a relocation moved it. */
+  readonly relocatedFrom: string | null;
+  /** The POM was there but could not be read (already noted). */
+  readonly unreadable?: boolean;
+}
+
+const MAX_RELOCATIONS = 4;
+
+/**
+ * The POM of `gav`, following `<distributionManagement><relocation>` as Maven does: the artifact
+ * is the one it moved to (an absent part of the relocation keeps the original's), a few hops at most.
+ */
+async function followRelocations(declared: Gav, source: PomSource, notices: string[]): Promise<Found> {
+  let gav = declared;
+  let pom: PomRef | null;
+  const name = (g: Gav): string => `${g.groupId}:${g.artifactId}:${g.version}`;
+  for (let hop = 0; ; hop++) {
+    try {
+      pom = await source.pom(gav);
+    } catch (error) {
+      // A POM this reader refuses: the artifact stays, its dependencies unknown (said below).
+      if (!(error instanceof JvmFileError)) throw error;
+      notices.push(`the POM of ${name(gav)} could not be read (${error.message}): its dependencies are unknown`);
+      return { gav, pom: null, relocatedFrom: gav === declared ? null : name(declared), unreadable: true };
+    }
+    const to = pom?.pom.relocation;
+    if (pom === null || to === undefined || to === null) break;
+    const next = { groupId: to.groupId ?? gav.groupId, artifactId: to.artifactId ?? gav.artifactId, version: to.version ?? gav.version };
+    if (name(next) === name(gav)) break;
+    if (hop >= MAX_RELOCATIONS) {
+      notices.push(`${name(declared)}: more than ${MAX_RELOCATIONS} relocations; the last one read is used`);
+      break;
+    }
+    notices.push(`${name(gav)} is relocated to ${name(next)}${to.message === null ? '' : ` (${to.message})`}`);
+    gav = next;
+  }
+  return { gav, pom, relocatedFrom: gav === declared ? null : name(declared) };
 }
 
 async function versionOf(dep: PomDependency, source: PomSource, notices: string[]): Promise<string | null> {

@@ -232,7 +232,7 @@ dependencies {
     implementation group: 'com.google.guava', name: 'guava', version: '33.2.1-jre'
     testImplementation(group: 'org.junit.jupiter', name: 'junit-jupiter', version: '5.10.2')
     runtimeOnly name: 'h2', group: 'com.h2database', version: '2.2.224', classifier: 'tests'
-    compileOnly group: 'org.projectlombok', name: 'lombok', version: "\$lombokVersion"
+    compileOnly group: 'org.projectlombok', name: 'lombok', version: "$lombokVersion"
     implementation group: 'org.x', version: '1.0'
 }
 `;
