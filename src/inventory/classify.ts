@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import * as languages from 'linguist-languages';
+import { languageId } from './languages.js';
 
 /**
  * What a file is: language (GitHub Linguist's data), a raw file-type label, its intent, and
@@ -74,12 +75,12 @@ function basename(path: string): string {
 export function languageOf(path: string): string | null {
   const name = basename(path);
   const byName = tables.byFilename.get(name);
-  if (byName !== undefined) return byName.toLowerCase();
+  if (byName !== undefined) return languageId(byName);
   const lower = name.toLowerCase();
   // Longest matching extension first: `.d.ts` before `.ts`, `.tar.gz` before `.gz`.
   for (let dot = lower.indexOf('.', 1); dot !== -1; dot = lower.indexOf('.', dot + 1)) {
     const language = tables.byExtension.get(lower.slice(dot));
-    if (language !== undefined) return language.toLowerCase();
+    if (language !== undefined) return languageId(language);
   }
   return null;
 }

@@ -77,6 +77,25 @@ export class ListService {
     return this.lister(target).readable();
   }
 
+  /**
+   * The same, after starting the target's preparation when needed and waiting up to `waitMs` for
+   * it (grep and compare take `wait_timeout_ms` as list does).
+   */
+  async servedAfter(target: ListTarget, waitMs: number): Promise<ServedInventory> {
+    const lister = this.lister(target);
+    const view = await lister.resolve(waitMs);
+    if (view.row !== null) this.deps.ready.remember(view.row);
+    return lister.readable();
+  }
+
+  /** The inventory a cursor pinned, when it is still the one served; null otherwise. */
+  async pinned(target: ListTarget, inventoryId: string, pin: string | null): Promise<ServedInventory | null> {
+    const row = this.deps.ready.byId(inventoryId) ?? (await this.deps.store.get(inventoryId));
+    if (row === null) return null;
+    const view = await this.lister(target).view(row, pin);
+    return view.row?.id === inventoryId && view.served !== null ? (view as ServedInventory) : null;
+  }
+
   /** The page as JSON text (the form it is served and size-checked in). */
   async list(query: ListQuery): Promise<ListPage> {
     const { target } = query;

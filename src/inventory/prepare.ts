@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { InventoryFacts } from '../db/schema/index.js';
@@ -25,6 +26,15 @@ export type PreparationOutcome = 'done' | 'retry';
 
 export function contentHash(bytes: Buffer): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/** Text files up to this size are indexed for grep (trigrams); larger ones are scanned when selected. */
+export const GREP_INDEX_MAX_BYTES = 1024 * 1024;
+
+/** The text grep indexes for a content: UTF-8 without NUL, not over the indexed size; else null. */
+export function indexableText(bytes: Buffer): string | null {
+  if (bytes.length > GREP_INDEX_MAX_BYTES || bytes.includes(0) || !isUtf8(bytes)) return null;
+  return bytes.toString('utf8');
 }
 
 /** gzip unless that does not make it smaller. */
@@ -142,7 +152,7 @@ export class EntryCollector {
     const fresh = new Map<string, BlobRecord>();
     for (const { hash, bytes } of batch) {
       if (known.has(hash) || fresh.has(hash)) continue;
-      fresh.set(hash, { hash, byteSize: bytes.length, ...compress(bytes) });
+      fresh.set(hash, { hash, byteSize: bytes.length, ...compress(bytes), text: indexableText(bytes) });
     }
     const records = [...fresh.values()];
     for (let i = 0; i < records.length; i += 100) await this.store.putBlobs(records.slice(i, i + 100));

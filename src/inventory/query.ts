@@ -143,6 +143,21 @@ export class InventoryIndex {
     return { entries, hasMore: false, last };
   }
 
+  /**
+   * The files and pages `selection` selects (directories are never selected), in byte order of
+   * path, from `from` on (inclusive); what grep and compare walk.
+   */
+  selectedFiles(selection: Selection, from: string | null = null): StoredEntry[] {
+    const matches = this.matcher(selection);
+    const out: StoredEntry[] = [];
+    for (let i = from === null ? 0 : this.lowerBound(Buffer.from(from, 'utf8')); i < this.slots.length; i++) {
+      const slot = this.slots[i];
+      if (slot === undefined || slot.entry.kind === 'directory' || !matches(slot)) continue;
+      out.push(slot.entry);
+    }
+    return out;
+  }
+
   /** The existing path a selector names: itself, or its unescaped form (see exactSelector). */
   private literal(selector: string): string | null {
     if (this.isDirectory(selector) || this.files.has(selector)) return selector;

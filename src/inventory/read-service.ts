@@ -33,7 +33,8 @@ export class ReadService {
     private readonly maxCacheBytes = 64 * 1024 * 1024,
   ) {}
 
-  private async content(hash: string): Promise<Buffer | null> {
+  /** A content by hash, decompressed (recent ones cached). */
+  async content(hash: string): Promise<Buffer | null> {
     const cached = this.contents.get(hash);
     if (cached) return cached;
     const blob = await this.store.blob(hash);

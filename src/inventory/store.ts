@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { blobs, inventories, inventoryEntries, inventoryRefs, type InventoryFacts } from '../db/schema/index.js';
+import { blobs, blobTexts, inventories, inventoryEntries, inventoryRefs, type InventoryFacts } from '../db/schema/index.js';
 import type { Intent } from './classify.js';
 import type { StoredEntry } from './query.js';
 
@@ -40,6 +40,8 @@ export interface BlobRecord {
   readonly byteSize: number;
   readonly encoding: 'gzip' | 'identity';
   readonly data: Buffer;
+  /** The text, for grep's trigram index: set for UTF-8 text up to GREP_INDEX_MAX_BYTES. */
+  readonly text?: string | null;
 }
 
 const columns = {
@@ -75,6 +77,14 @@ async function holdAttempt(tx: Transaction, id: string, attempt: number): Promis
     .where(and(eq(inventories.id, id), eq(inventories.attempt, attempt), eq(inventories.state, 'preparing')))
     .for('update');
   return held !== undefined;
+}
+
+/** What grep asks the trigram index (see `InventoryStore.grepCandidates`). */
+export interface GrepFilter {
+  readonly kind: 'like' | 'regex';
+  readonly pattern: string;
+  readonly caseSensitive: boolean;
+  readonly timeoutMs: number;
 }
 
 /** Postgres access for inventories, their entries and the content-addressed blobs. */
@@ -143,6 +153,46 @@ export class InventoryStore {
       .insert(blobs)
       .values(records.map((b) => ({ hash: b.hash, byteSize: b.byteSize, encoding: b.encoding, data: b.data })))
       .onConflictDoNothing({ target: blobs.hash });
+    await this.putTexts(records.flatMap((b) => (b.text === undefined || b.text === null ? [] : [{ hash: b.hash, content: b.text }])));
+  }
+
+  /** Texts of stored blobs for grep's index (a blob stored before the index had none). */
+  async putTexts(texts: readonly { hash: string; content: string }[]): Promise<void> {
+    if (texts.length === 0) return;
+    await this.db.insert(blobTexts).values([...texts]).onConflictDoNothing({ target: blobTexts.hash });
+  }
+
+  /**
+   * Contents of an inventory whose indexed text may match: `LIKE` (ILIKE) for a literal, `~`
+   * (`~*`) for a regular expression already checked to mean at least what it means to RE2; the
+   * trigram index answers before any text is read. `unindexed` are its text files' contents with
+   * no indexed text (over the size indexed, or stored before there was an index): the caller
+   * scans those itself.
+   */
+  async grepCandidates(inventoryId: string, filter: GrepFilter): Promise<{ candidates: Set<string>; unindexed: Set<string> }> {
+    const condition =
+      filter.kind === 'like'
+        ? sql`t.content ${filter.caseSensitive ? sql`LIKE` : sql`ILIKE`} ${filter.pattern}`
+        : sql`t.content ${filter.caseSensitive ? sql`~` : sql`~*`} ${filter.pattern}`;
+    return this.db.transaction(async (tx) => {
+      // A prefilter may not take longer than the scan it saves: past this, PostgreSQL gives up.
+      await tx.execute(sql.raw(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(filter.timeoutMs))}`));
+      const matched = await tx.execute<{ hash: string }>(
+        sql`SELECT DISTINCT t.hash FROM blob_texts t JOIN inventory_entries e ON e.content_hash = t.hash WHERE e.inventory_id = ${inventoryId} AND ${condition}`,
+      );
+      const unindexed = await tx.execute<{ hash: string }>(
+        sql`SELECT DISTINCT e.content_hash AS hash FROM inventory_entries e LEFT JOIN blob_texts t ON t.hash = e.content_hash
+            WHERE e.inventory_id = ${inventoryId} AND e.line_count IS NOT NULL AND e.content_hash IS NOT NULL AND t.hash IS NULL`,
+      );
+      return { candidates: new Set(matched.rows.map((r) => r.hash)), unindexed: new Set(unindexed.rows.map((r) => r.hash)) };
+    });
+  }
+
+  /** Indexed texts of some blobs (grep reads candidates in batches). */
+  async texts(hashes: readonly string[]): Promise<Map<string, string>> {
+    if (hashes.length === 0) return new Map();
+    const rows = await this.db.select().from(blobTexts).where(inArray(blobTexts.hash, [...hashes]));
+    return new Map(rows.map((r) => [r.hash, r.content]));
   }
 
   /** Which of these hashes are stored already (their contents need not be sent again). */

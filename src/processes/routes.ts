@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import type { AppDeps, RoutePlugin } from '../http/app.js';
 import { EventHub } from '../jobs/events.js';
 import { InventoryCatalog } from '../inventory/catalog.js';
+import { GrepService } from '../inventory/grep-service.js';
 import { CursorCodec } from '../inventory/cursor.js';
 import { cursorSecret } from '../inventory/cursor-secret.js';
 import { ListService } from '../inventory/list-service.js';
@@ -28,6 +29,8 @@ import { PgMetadataCache } from '../registry/pg-cache.js';
 import { Metrics } from '../ops/metrics.js';
 import { consoleRoutes } from '../routes/console.js';
 import { healthRoutes } from '../routes/health.js';
+import { grepRoutes } from '../routes/grep.js';
+import { languagesRoutes } from '../routes/languages.js';
 import { listRoutes } from '../routes/list.js';
 import { lockfileJobRoutes } from '../routes/lockfile-jobs.js';
 import { openApiRoutes } from '../routes/openapi.js';
@@ -54,6 +57,7 @@ export interface ApiServices {
   readonly inventories: InventoryStore;
   readonly list: ListService;
   readonly reader: ReadService;
+  readonly grep: GrepService;
   close(): Promise<void>;
 }
 
@@ -112,10 +116,11 @@ export async function createApiServices(
     },
     failedRetryMs: config.inventoryRetryMs,
   };
+  const cursors = new CursorCodec(await cursorSecret(database.db, config.cursorSecret));
   const list = new ListService({
     store: inventories,
     catalog,
-    cursors: new CursorCodec(await cursorSecret(database.db, config.cursorSecret)),
+    cursors,
     ready,
     listers: {
       package: new PackageLister(listerDeps, packageSources(options, config.packageRegistries, config.resolutionTimeoutMs)),
@@ -123,13 +128,15 @@ export async function createApiServices(
       site: new SiteLister(listerDeps, config.siteRefreshMs),
     },
   });
+  const reader = new ReadService(inventories, catalog);
   return {
     preparationQueues,
     maintenanceQueue,
     metrics,
     inventories,
     list,
-    reader: new ReadService(inventories, catalog),
+    reader,
+    grep: new GrepService({ list, store: inventories, catalog, cursors, reader }),
     analysis,
     analyze: pool.analyze,
     commands,
@@ -178,6 +185,8 @@ export function apiRoutes(config: Config, database: DatabaseHandle, services: Ap
       sbomRoutes({ config, analyze: services.analyze, analysis }),
       listRoutes(services.list),
       readRoutes(services.list, services.reader),
+      languagesRoutes(),
+      grepRoutes(services.grep),
     ],
   };
 }

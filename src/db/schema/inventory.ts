@@ -13,6 +13,21 @@ export const blobs = pgTable('blobs', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
+/**
+ * The text of text blobs (UTF-8 without NUL, at most GREP_INDEX_MAX_BYTES), under a pg_trgm GIN
+ * index: grep asks it which files can contain a pattern before scanning any.
+ */
+export const blobTexts = pgTable(
+  'blob_texts',
+  {
+    hash: text('hash')
+      .primaryKey()
+      .references(() => blobs.hash, { onDelete: 'cascade' }),
+    content: text('content').notNull(),
+  },
+  (t) => [index('blob_texts_trgm_idx').using('gin', sql`${t.content} gin_trgm_ops`)],
+);
+
 export interface InventoryFacts {
   /** Repository URL the registry records for the package version. */
   readonly repoUrl?: string | null;
