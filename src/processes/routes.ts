@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import type { AppDeps, RoutePlugin } from '../http/app.js';
 import { EventHub } from '../jobs/events.js';
 import { InventoryCatalog } from '../inventory/catalog.js';
+import { CompareService } from '../inventory/compare-service.js';
 import { GrepService } from '../inventory/grep-service.js';
 import { CursorCodec } from '../inventory/cursor.js';
 import { cursorSecret } from '../inventory/cursor-secret.js';
@@ -29,6 +30,7 @@ import { PgMetadataCache } from '../registry/pg-cache.js';
 import { Metrics } from '../ops/metrics.js';
 import { consoleRoutes } from '../routes/console.js';
 import { healthRoutes } from '../routes/health.js';
+import { compareRoutes } from '../routes/compare.js';
 import { grepRoutes } from '../routes/grep.js';
 import { languagesRoutes } from '../routes/languages.js';
 import { listRoutes } from '../routes/list.js';
@@ -58,6 +60,7 @@ export interface ApiServices {
   readonly list: ListService;
   readonly reader: ReadService;
   readonly grep: GrepService;
+  readonly compare: CompareService;
   close(): Promise<void>;
 }
 
@@ -137,6 +140,7 @@ export async function createApiServices(
     list,
     reader,
     grep: new GrepService({ list, store: inventories, catalog, cursors, reader }),
+    compare: new CompareService({ list, catalog, cursors, reader }),
     analysis,
     analyze: pool.analyze,
     commands,
@@ -187,6 +191,7 @@ export function apiRoutes(config: Config, database: DatabaseHandle, services: Ap
       readRoutes(services.list, services.reader),
       languagesRoutes(),
       grepRoutes(services.grep),
+      compareRoutes(services.compare),
     ],
   };
 }
