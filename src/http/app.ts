@@ -29,6 +29,8 @@ export interface AppDeps {
   readonly v1Routes?: readonly RoutePlugin[];
   /** Routes at the root without authentication (health, ops). */
   readonly publicRoutes?: readonly RoutePlugin[];
+  /** Routes at the root behind the same authentication, rate limits and capabilities as `/v1` (`/mcp`). */
+  readonly rootRoutes?: readonly RoutePlugin[];
   /** Request id source; replaceable so tests can make identity creation fail. */
   readonly newRequestId?: () => string;
   /** Milliseconds clock for time-based throttles (token usage); tests move it. */
@@ -163,17 +165,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const routes = collectRouteMethods(app);
   for (const plugin of deps.publicRoutes ?? []) await app.register(plugin);
   const tokenUsage = new TokenUsageRecorder(deps.database.db, deps.now);
-  await app.register(
-    async (v1: App) => {
-      const { identify, authorize } = authentication({ db: deps.database.db, config: deps.config, tokenUsage });
-      v1.addHook('onRequest', identify);
-      const limit = deps.rateLimitRedis ? await rateLimitHook(v1, { config: deps.config.rateLimit, redis: deps.rateLimitRedis, prefix: deps.config.redisPrefix }) : null;
-      if (limit) v1.addHook('onRequest', limit);
-      v1.addHook('onRequest', authorize);
-      for (const plugin of deps.v1Routes ?? []) await v1.register(plugin);
-    },
-    { prefix: '/v1' },
-  );
+  const guarded = (plugins: readonly RoutePlugin[]) => async (scope: App) => {
+    const { identify, authorize } = authentication({ db: deps.database.db, config: deps.config, tokenUsage });
+    scope.addHook('onRequest', identify);
+    const limit = deps.rateLimitRedis ? await rateLimitHook(scope, { config: deps.config.rateLimit, redis: deps.rateLimitRedis, prefix: deps.config.redisPrefix }) : null;
+    if (limit) scope.addHook('onRequest', limit);
+    scope.addHook('onRequest', authorize);
+    for (const plugin of plugins) await scope.register(plugin);
+  };
+  await app.register(guarded(deps.v1Routes ?? []), { prefix: '/v1' });
+  if ((deps.rootRoutes ?? []).length > 0) await app.register(guarded(deps.rootRoutes ?? []));
   addMethodNotAllowedRoutes(app, routes);
   return app;
 }

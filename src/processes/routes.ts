@@ -34,6 +34,7 @@ import { compareRoutes } from '../routes/compare.js';
 import { grepRoutes } from '../routes/grep.js';
 import { languagesRoutes } from '../routes/languages.js';
 import { listRoutes } from '../routes/list.js';
+import { mcpRoutes } from '../routes/mcp.js';
 import { lockfileJobRoutes } from '../routes/lockfile-jobs.js';
 import { openApiRoutes } from '../routes/openapi.js';
 import { opsRoutes } from '../routes/ops.js';
@@ -158,6 +159,7 @@ export async function createApiServices(
 
 export interface RouteSet {
   readonly v1Routes: readonly RoutePlugin[];
+  readonly rootRoutes: readonly RoutePlugin[];
   readonly publicRoutes: readonly RoutePlugin[];
 }
 
@@ -193,6 +195,7 @@ export function apiRoutes(config: Config, database: DatabaseHandle, services: Ap
       grepRoutes(services.grep),
       compareRoutes(services.compare),
     ],
+    rootRoutes: [mcpRoutes()],
   };
 }
 
