@@ -3,7 +3,8 @@
  * RSS is its own: prepare a package of 20,000 files (the reference), a local git repository of
  * the same 20,000 files (file:// host) and crawl a local documentation site of 1,000 pages; print
  * request→ready time and the worker's peak RSS for each, then POST /v1/list and GET /v1/read
- * req/s for each kind with autocannon (100 connections, 10 s).
+ * req/s for each kind with autocannon (100 connections, 10 s); then POST /v1/grep over the
+ * package (selective and broad, literal and regex): req/s, p50 and p99.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -128,6 +129,20 @@ async function main(): Promise<void> {
   ];
   for (const [label, target, path] of reads) {
     await load(`GET /v1/read ${label}`, { url: `${base}/v1/read?${new URLSearchParams({ target, path }).toString()}`, headers: { authorization: headers.authorization } });
+  }
+
+  // Grep over the 20,000-file package: selective and broad, literal and regex (10 connections, 5 s).
+  const greps: [string, Record<string, unknown>][] = [
+    ['literal, 1 match', { pattern: 'name12345_7 = ' }],
+    ['literal, many matches', { pattern: 'await' }],
+    ['regex, 10 matches', { pattern: 'name1999[0-9]_100 = \\d+;', regex: true }],
+    ['regex, many matches', { pattern: '^async name\\d+_\\d+', regex: true }],
+  ];
+  for (const [label, search] of greps) {
+    const body = JSON.stringify({ target: 'npm:bench-big@1.0.0', limit: 100, ...search });
+    const check = (await (await fetch(`${base}/v1/grep`, { method: 'POST', headers, body })).json()) as { matches?: unknown[]; index_narrowed?: boolean; files_scanned?: number };
+    await load(`POST /v1/grep ${label}`, { url: `${base}/v1/grep`, method: 'POST', headers, body, connections: 10, duration: 5 });
+    console.log(`  ${check.matches?.length ?? 0} matches on page one, ${check.files_scanned ?? 0} files read, index ${check.index_narrowed === true ? 'narrowed' : 'not used'}`);
   }
 
   await stopProcesses(children);
