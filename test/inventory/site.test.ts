@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inventories } from '../../src/db/schema/index.js';
 import { inventoryChannel, waitForInventory } from '../../src/inventory/waiter.js';
+import type { GrepResponseType } from '../../src/inventory/grep-schemas.js';
 import type { ReadResponseType } from '../../src/inventory/schemas.js';
 import type { InventoryRow } from '../../src/inventory/store.js';
 import type { RunningWorkers } from '../../workers/index.js';
@@ -240,6 +241,13 @@ describe('site targets', () => {
     const notes = (await read(docs(), 'notes.txt')).json<ReadResponseType>();
     expect(notes.content).toBe('# Notes\nplain text notes\n');
     expect((await read(docs(), 'guide')).statusCode).toBe(404);
+
+    // Grep reads the stored page text (Markdown), its matches read as the pages they are in.
+    const grep = await h.app.inject({ method: 'POST', url: '/v1/grep', headers: { authorization: `Bearer ${token}` }, payload: { target: docs(), pattern: 'introduction TEXT', case_sensitive: false } });
+    expect(grep.statusCode, grep.body).toBe(200);
+    const found = grep.json<GrepResponseType>();
+    expect(found).toMatchObject({ inventory_kind: 'site', index_narrowed: true });
+    expect(found.matches.map((m) => [m.path, m.read])).toEqual([['guide/intro', { target: docs(), path: 'guide/intro' }]]);
   });
 
   it('lists a directory that is also a page as both, folds directory indexes and canonical aliases, and browses `//` paths', async () => {
