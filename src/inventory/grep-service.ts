@@ -44,7 +44,13 @@ const FILE_DONE = -1;
 const BATCH_FILES = 64;
 const BATCH_BYTES = 8 * 1024 * 1024;
 /** What the trigram prefilter may take; past it the selected files are scanned without it. */
-const PREFILTER_TIMEOUT_MS = 1500;
+const PREFILTER_TIMEOUT_MS = 1000;
+/** Stored texts the prefilter may name; a pattern matching more is read in path order instead. */
+const PREFILTER_CAP = 1000;
+/** How long a snapshot's unindexed contents are taken as known while some remain. */
+const UNINDEXED_RECHECK_MS = 10_000;
+/** Every file of a snapshot (recursive from the top, no filter). */
+const ALL_FILES: Selection = { paths: [''], recursive: true, limit: 1, fileTypes: [], languages: [], intents: [] };
 
 function encodePosition(p: Position): string {
   return JSON.stringify([p.path, p.line, p.column]);
@@ -83,6 +89,8 @@ function cancelled(error: unknown): boolean {
  * page that stopped at a bound says which, and its cursor goes on from there.
  */
 export class GrepService {
+  private readonly unindexedBySnapshot = new Map<string, { readonly missing: ReadonlySet<string>; readonly until: number }>();
+
   constructor(private readonly deps: GrepServiceDeps) {}
 
   private now(): number {
@@ -117,20 +125,40 @@ export class GrepService {
     return this.scan(served, query, matcher, key, from);
   }
 
+  /**
+   * Contents of an inventory with no indexed text (over the indexed size, or stored before there
+   * was an index): always scanned. Asked once per snapshot: a ready snapshot never changes.
+   */
+  private async unindexed(served: ServedInventory, files: readonly StoredEntry[]): Promise<ReadonlySet<string>> {
+    const key = `${served.row.id}:${served.generation}`;
+    const known = this.unindexedBySnapshot.get(key);
+    if (known !== undefined && (known.missing.size === 0 || this.now() < known.until)) return known.missing;
+    const hashes = [...new Set(files.map((f) => f.contentHash).filter((h): h is string => h !== null))];
+    const indexed = await this.deps.store.indexedTexts(hashes);
+    const missing = new Set(hashes.filter((h) => !indexed.has(h)));
+    if (this.unindexedBySnapshot.size >= 1000) this.unindexedBySnapshot.clear();
+    // A snapshot just prepared is indexed in the background: ask again a little later until it is.
+    this.unindexedBySnapshot.set(key, { missing, until: this.now() + UNINDEXED_RECHECK_MS });
+    return missing;
+  }
+
   /** The selected text files that can match, in path order, from the cursor's file on. */
   private async candidates(served: ServedInventory, query: GrepQuery, matcher: Matcher, from: Position | null): Promise<{ files: StoredEntry[]; narrowed: boolean }> {
     const index = await this.deps.catalog.index(served.row.id, served.generation);
     let files = index.selectedFiles(query.selection, from?.path ?? null).filter((e) => e.contentHash !== null && e.lineCount !== null);
     if (from !== null && from.line === FILE_DONE) files = files.filter((f) => f.path !== from.path);
     if (matcher.prefilter === null) return { files, narrowed: false };
+    let found: { hashes: Set<string>; complete: boolean };
     try {
-      const { candidates, unindexed } = await this.deps.store.grepCandidates(served.row.id, { ...matcher.prefilter, caseSensitive: query.pattern.caseSensitive, timeoutMs: PREFILTER_TIMEOUT_MS });
-      files = files.filter((f) => f.contentHash !== null && (candidates.has(f.contentHash) || unindexed.has(f.contentHash)));
-      return { files, narrowed: true };
+      found = await this.deps.store.grepCandidates({ ...matcher.prefilter, caseSensitive: query.pattern.caseSensitive, timeoutMs: PREFILTER_TIMEOUT_MS }, PREFILTER_CAP);
     } catch (error) {
       if (!cancelled(error)) throw error;
       return { files, narrowed: false };
     }
+    // Too common to narrow: reading in path order fills a page soonest.
+    if (!found.complete) return { files, narrowed: false };
+    const unindexed = await this.unindexed(served, index.selectedFiles(ALL_FILES));
+    return { files: files.filter((f) => f.contentHash !== null && (found.hashes.has(f.contentHash) || unindexed.has(f.contentHash))), narrowed: true };
   }
 
   /** Texts of a batch of files: from the index, else decompressed (and indexed for next time). */

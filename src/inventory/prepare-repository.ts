@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
-import { attemptsOver, beginAttempt, EntryCollector, type PreparationOutcome } from './prepare.js';
+import { attemptsOver, beginAttempt, EntryCollector, indexTexts, type PreparationOutcome } from './prepare.js';
 import { BlobReader, GitError, listTree, type GitSource } from './sources/git.js';
 import type { InventoryStore } from './store.js';
 
@@ -40,7 +40,7 @@ export async function prepareRepositoryInventory(id: string, deps: RepositoryPre
   const commit = facts.commit;
   if (!url || !commit) return finish('invalid_inventory');
   try {
-    const collector = new EntryCollector(store, 'repository');
+    const collector = new EntryCollector(store, 'repository', true);
     await deps.git.withCommit(url, commit, deps.maxFileBytes, async (repo) => {
       const tree = await listTree(repo, commit, deps.timeoutMs);
       const reader = new BlobReader(repo);
@@ -77,6 +77,8 @@ export async function prepareRepositoryInventory(id: string, deps: RepositoryPre
       if (facts.repository && facts.ref && facts.ref !== commit) await store.setRefPointer(facts.repository, facts.ref, id, commit);
       await deps.notify(id);
       log.info({ files: entries.length, bytes: collector.totalBytes, ms: Date.now() - started }, 'repository inventory ready');
+      const indexed = await indexTexts(store, collector);
+      log.info({ texts: indexed, ms: Date.now() - started }, 'repository texts indexed');
     }
     return 'done';
   } catch (error) {

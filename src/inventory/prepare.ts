@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
 import { classifyFile, fileTypeOf, intentOf, languageOf, textFacts, type InventoryContext } from './classify.js';
@@ -54,11 +54,18 @@ export class EntryCollector {
   readonly notes: string[] = [];
   private pending: { hash: string; bytes: Buffer }[] = [];
   private pendingBytes = 0;
+  /** New text contents whose grep index entry is written after the snapshot is ready. */
+  private readonly deferred: string[] = [];
   totalBytes = 0;
 
+  /**
+   * @param deferTexts index texts for grep only once the snapshot is ready (`indexTexts`): the
+   *   trigram index costs more than storing the contents, and a listing need not wait for it.
+   */
   constructor(
     private readonly store: InventoryStore,
     private readonly context: InventoryContext,
+    private readonly deferTexts = false,
   ) {}
 
   /** A file; `bytes` null lists it without content (over the per-file limit; `size` null when unknown). */
@@ -143,6 +150,11 @@ export class EntryCollector {
     return entry;
   }
 
+  /** Contents stored by this collector whose grep index entry waits for `indexTexts`. */
+  deferredTexts(): readonly string[] {
+    return this.deferred;
+  }
+
   async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
@@ -152,11 +164,30 @@ export class EntryCollector {
     const fresh = new Map<string, BlobRecord>();
     for (const { hash, bytes } of batch) {
       if (known.has(hash) || fresh.has(hash)) continue;
-      fresh.set(hash, { hash, byteSize: bytes.length, ...compress(bytes), text: indexableText(bytes) });
+      const text = indexableText(bytes);
+      if (this.deferTexts && text !== null) this.deferred.push(hash);
+      fresh.set(hash, { hash, byteSize: bytes.length, ...compress(bytes), text: this.deferTexts ? null : text });
     }
     const records = [...fresh.values()];
     for (let i = 0; i < records.length; i += 100) await this.store.putBlobs(records.slice(i, i + 100));
   }
+}
+
+/**
+ * Writes the grep index entries of the texts a collector deferred, in batches read back from the
+ * stored blobs (memory stays bounded by a batch). Grep scans contents without an entry meanwhile.
+ */
+export async function indexTexts(store: InventoryStore, collector: EntryCollector): Promise<number> {
+  const hashes = collector.deferredTexts();
+  for (let i = 0; i < hashes.length; i += 200) {
+    const blobs = await store.blobsOf(hashes.slice(i, i + 200));
+    const texts = blobs.flatMap((b) => {
+      const text = indexableText(b.encoding === 'gzip' ? gunzipSync(b.data) : b.data);
+      return text === null ? [] : [{ hash: b.hash, content: text }];
+    });
+    await store.putTexts(texts);
+  }
+  return hashes.length;
 }
 
 /** Whether this attempt is beyond the budget counted since the last retry or refresh. */
@@ -220,7 +251,7 @@ export async function preparePackageInventory(id: string, deps: PreparationDeps)
     if (source === undefined) return await finish('failed', 'registry_not_configured');
     const provenance = await source.provenance(claimed.packageName ?? '', claimed.version ?? '');
     Object.assign(facts, provenance);
-    const collector = new EntryCollector(store, 'package');
+    const collector = new EntryCollector(store, 'package', true);
     const stream = await source.tarball(packageVersionOf(claimed));
     const read = await readTarball(stream, deps.limits, (file) => collector.add(file.path, file.size, file.bytes));
     await collector.flush();
@@ -235,6 +266,8 @@ export async function preparePackageInventory(id: string, deps: PreparationDeps)
     if (complete) {
       await deps.notify(id);
       log.info({ files: entries.length, bytes: collector.totalBytes, ms: Date.now() - started }, 'package inventory ready');
+      const indexed = await indexTexts(store, collector);
+      log.info({ texts: indexed, ms: Date.now() - started }, 'package texts indexed');
     }
     return 'done';
   } catch (error) {

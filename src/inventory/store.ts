@@ -163,29 +163,35 @@ export class InventoryStore {
   }
 
   /**
-   * Contents of an inventory whose indexed text may match: `LIKE` (ILIKE) for a literal, `~`
-   * (`~*`) for a regular expression already checked to mean at least what it means to RE2; the
-   * trigram index answers before any text is read. `unindexed` are its text files' contents with
-   * no indexed text (over the size indexed, or stored before there was an index): the caller
-   * scans those itself.
+   * Stored texts that may match, from the trigram index alone: `LIKE` (ILIKE) for a literal, `~`
+   * (`~*`) for a regular expression already checked to mean at least what it means to RE2. At
+   * most `cap` hashes; `complete` is false when there are more (the pattern is too common for the
+   * index to narrow much, and the caller scans in path order instead). Across every inventory:
+   * contents are shared, and a selective pattern stays selective.
    */
-  async grepCandidates(inventoryId: string, filter: GrepFilter): Promise<{ candidates: Set<string>; unindexed: Set<string> }> {
+  async grepCandidates(filter: GrepFilter, cap: number): Promise<{ hashes: Set<string>; complete: boolean }> {
     const condition =
       filter.kind === 'like'
-        ? sql`t.content ${filter.caseSensitive ? sql`LIKE` : sql`ILIKE`} ${filter.pattern}`
-        : sql`t.content ${filter.caseSensitive ? sql`~` : sql`~*`} ${filter.pattern}`;
+        ? sql`content ${filter.caseSensitive ? sql`LIKE` : sql`ILIKE`} ${filter.pattern}`
+        : sql`content ${filter.caseSensitive ? sql`~` : sql`~*`} ${filter.pattern}`;
     return this.db.transaction(async (tx) => {
       // A prefilter may not take longer than the scan it saves: past this, PostgreSQL gives up.
       await tx.execute(sql.raw(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(filter.timeoutMs))}`));
-      const matched = await tx.execute<{ hash: string }>(
-        sql`SELECT DISTINCT t.hash FROM blob_texts t JOIN inventory_entries e ON e.content_hash = t.hash WHERE e.inventory_id = ${inventoryId} AND ${condition}`,
-      );
-      const unindexed = await tx.execute<{ hash: string }>(
-        sql`SELECT DISTINCT e.content_hash AS hash FROM inventory_entries e LEFT JOIN blob_texts t ON t.hash = e.content_hash
-            WHERE e.inventory_id = ${inventoryId} AND e.line_count IS NOT NULL AND e.content_hash IS NOT NULL AND t.hash IS NULL`,
-      );
-      return { candidates: new Set(matched.rows.map((r) => r.hash)), unindexed: new Set(unindexed.rows.map((r) => r.hash)) };
+      const rows = await tx.execute<{ hash: string }>(sql`SELECT hash FROM blob_texts WHERE ${condition} LIMIT ${cap + 1}`);
+      return { hashes: new Set(rows.rows.slice(0, cap).map((r) => r.hash)), complete: rows.rows.length <= cap };
     });
+  }
+
+  /** Which of these contents have an indexed text. */
+  async indexedTexts(hashes: readonly string[]): Promise<Set<string>> {
+    if (hashes.length === 0) return new Set();
+    const found = new Set<string>();
+    // In chunks: one bind parameter per hash, and PostgreSQL takes at most 65,535 of them.
+    for (let i = 0; i < hashes.length; i += 10_000) {
+      const rows = await this.db.select({ hash: blobTexts.hash }).from(blobTexts).where(inArray(blobTexts.hash, hashes.slice(i, i + 10_000)));
+      for (const r of rows) found.add(r.hash);
+    }
+    return found;
   }
 
   /** Indexed texts of some blobs (grep reads candidates in batches). */
@@ -193,6 +199,13 @@ export class InventoryStore {
     if (hashes.length === 0) return new Map();
     const rows = await this.db.select().from(blobTexts).where(inArray(blobTexts.hash, [...hashes]));
     return new Map(rows.map((r) => [r.hash, r.content]));
+  }
+
+  /** Stored blobs by hash (those that exist). */
+  async blobsOf(hashes: readonly string[]): Promise<BlobRecord[]> {
+    if (hashes.length === 0) return [];
+    const rows = await this.db.select().from(blobs).where(inArray(blobs.hash, [...hashes]));
+    return rows.map((r) => ({ hash: r.hash, byteSize: r.byteSize, encoding: r.encoding === 'gzip' ? 'gzip' : 'identity', data: r.data }));
   }
 
   /** Which of these hashes are stored already (their contents need not be sent again). */
