@@ -99,9 +99,12 @@ async function main(): Promise<void> {
     const ready = await logs.waitFor((l) => l['msg'] === done);
     const total = performance.now() - started;
     const what = label === 'site' ? `${String(ready['pages'])} pages, first page listed after ${ms(firstAt)}` : `${String(ready['files'])} files`;
+    // Grep's trigram index is written after the snapshot is ready: its own line.
+    const indexed = label === 'site' ? null : await logs.waitFor((l) => l['msg'] === `${label} texts indexed`);
     console.log(
       `${label.padEnd(10)} preparation ${ms(total)} request→ready (worker's own ${String(ready['ms'])} ms; ${what}); ` +
-        `worker peak RSS ${peakRssMb(worker.pid ?? 0).toFixed(0)} MB; first answer ${String(first.code_index_state ?? first.inventory_state)}`,
+        `worker peak RSS ${peakRssMb(worker.pid ?? 0).toFixed(0)} MB; first answer ${String(first.code_index_state ?? first.inventory_state)}` +
+        (indexed === null ? '' : `; ${String(indexed['texts'])} texts indexed for grep by ${String(indexed['ms'])} ms`),
     );
     await stopProcesses([worker]);
   };

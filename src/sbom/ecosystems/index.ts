@@ -3,6 +3,7 @@ import { golangEcosystem } from './golang/index.js';
 import { mavenEcosystem } from './maven/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
 import { pypiEcosystem } from './pypi/index.js';
+import { swiftEcosystem } from './swift/index.js';
 import type { Ecosystem, RegistryEndpoint, RegistryKey } from './types.js';
 
 export interface EcosystemsOptions {
@@ -26,6 +27,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     pypiEcosystem(options.registries.pypi ?? null),
     cargoEcosystem(options.registries.crates ?? null),
     mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
+    swiftEcosystem(),
   ];
 }
 
