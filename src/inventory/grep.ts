@@ -59,7 +59,8 @@ function likeEscape(text: string): string {
  * used. Only a conservative subset qualifies: literals, escaped punctuation, `.`, bracket
  * expressions without classes or escapes, `\d\w\s` and their negations, `* + ? {m,n}` (lazy
  * forms too), groups, `(?:`, alternation and `^ $`. `(?n)` makes `^`, `$`, `.` and negated
- * brackets work line by line, as grep's lines do; `\b` is left out (a backspace to PostgreSQL).
+ * brackets work line by line, as grep's lines do (`$` may follow a CR); `\b` is left out (a
+ * backspace to PostgreSQL).
  */
 export function portableRegex(pattern: string): string | null {
   let out = '';
@@ -103,6 +104,11 @@ export function portableRegex(pattern: string): string | null {
       i += 2;
       continue;
     }
+    // A line of a CRLF file ends before its CR for grep; for PostgreSQL the CR is still there.
+    if (c === '$') {
+      out += '\\r?$';
+      continue;
+    }
     out += c;
   }
   return inBracket ? null : `(?n)${out}`;
@@ -134,9 +140,12 @@ export function compileMatcher(input: GrepPattern): Matcher {
   }
   if (re.matcher('').programSize() > GREP_LIMITS.maxProgramSize) throw new GrepPatternError('pattern compiles to too large a program; simplify it');
   const portable = regex ? portableRegex(pattern) : null;
+  // The whole-text test reads `^` and `$` at every line, as the per-line pass does; a text with
+  // CR line ends (where `$` would stop before the CR) goes straight to the per-line pass.
+  const whole = RE2JS.compile(regex ? pattern : RE2JS.quote(pattern), (caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE) | RE2JS.MULTILINE);
   return {
-    // Multi-line text: a match across lines only costs a per-line pass that finds nothing.
-    test: (text) => re.matcher(text).find(),
+    // A match across lines only costs a per-line pass that finds nothing.
+    test: (text) => text.includes('\r') || whole.matcher(text).find(),
     line: (text) => {
       const out: LineMatch[] = [];
       const m = re.matcher(text);

@@ -84,6 +84,11 @@ describe('grep', () => {
     expect(insensitive.matches[1]?.line).toBe('export const NEEDLE = 3;');
     const regex = await grepOk({ pattern: '^const \\w+ = \\d', regex: true, paths: ['src'] });
     expect(where(regex)).toEqual(['src/a.js:1:1-12']);
+    // `^` and `$` hold at every line, not only at the start and end of a file.
+    const anchored = await grepOk({ pattern: '^needle 2\\d$', regex: true, paths: ['src'] });
+    expect(where(anchored)).toEqual(Array.from({ length: 10 }, (_, i) => `src/many.js:${21 + i}:1-10`));
+    const crlf = await grepOk({ pattern: '= 3;$', regex: true, paths: ['src/b.ts'] });
+    expect(where(crlf)).toEqual(['src/b.ts:2:21-25']);
     const unportable = await grepOk({ pattern: 'needle\\b', regex: true, paths: ['src/weird name+#.js'] });
     expect(unportable).toMatchObject({ index_narrowed: false });
     expect(where(unportable)).toEqual(['src/weird name+#.js:1:5-11']);
