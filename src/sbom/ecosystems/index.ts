@@ -1,4 +1,5 @@
 import { cargoEcosystem } from './cargo/index.js';
+import { cocoapodsEcosystem } from './cocoapods/index.js';
 import { golangEcosystem } from './golang/index.js';
 import { mavenEcosystem } from './maven/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
@@ -28,6 +29,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     cargoEcosystem(options.registries.crates ?? null),
     mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
     swiftEcosystem(),
+    cocoapodsEcosystem(options.registries.cocoapods ?? null),
   ];
 }
 
