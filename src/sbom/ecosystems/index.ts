@@ -1,6 +1,7 @@
 import { cargoEcosystem } from './cargo/index.js';
 import { cocoapodsEcosystem } from './cocoapods/index.js';
 import { golangEcosystem } from './golang/index.js';
+import { hexEcosystem } from './hex/index.js';
 import { mavenEcosystem } from './maven/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
 import { pypiEcosystem } from './pypi/index.js';
@@ -30,6 +31,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
     swiftEcosystem(),
     cocoapodsEcosystem(options.registries.cocoapods ?? null),
+    hexEcosystem(options.registries.hex ?? null),
   ];
 }
 
