@@ -4,6 +4,7 @@ import { golangEcosystem } from './golang/index.js';
 import { hexEcosystem } from './hex/index.js';
 import { mavenEcosystem } from './maven/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
+import { pubEcosystem } from './pub/index.js';
 import { pypiEcosystem } from './pypi/index.js';
 import { swiftEcosystem } from './swift/index.js';
 import type { Ecosystem, RegistryEndpoint, RegistryKey } from './types.js';
@@ -32,6 +33,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     swiftEcosystem(),
     cocoapodsEcosystem(options.registries.cocoapods ?? null),
     hexEcosystem(options.registries.hex ?? null),
+    pubEcosystem(options.registries.pub ?? null),
   ];
 }
 

@@ -1,0 +1,157 @@
+import { emptyInventory, type Inventory } from '../../model.js';
+import { AnalysisError } from '../../types.js';
+import { GraphBuilder, hexIntegrity, mergeInventory } from '../builder.js';
+import { dirOf, joinDir } from '../paths.js';
+import type { ClaimedFile, Ecosystem, EcosystemInventory, FileProblem, RegistryEndpoint } from '../types.js';
+import { claimPub } from './detect.js';
+import { parsePubspec, parsePubspecLock, type LockedPackage, type Pubspec } from './files.js';
+import { pubPurl } from './purl.js';
+import { pubMetadataClient } from './registry.js';
+
+/**
+ * Dart and Flutter: `pubspec.lock` is the record, one component per package (hosted with its
+ * SHA-256, git at its resolved commit, path packages as files). The lock says which packages the
+ * project depends on directly: `direct main` and `direct overridden` are required, `direct dev`
+ * excluded; it does not say which transitive packages only development ones bring in (pub keeps no
+ * graph there), so those state no scope. SDK packages (`flutter`, `flutter_test`, `sky_engine`…)
+ * come with the SDK: declarations, never components. `pubspec.yaml` files beside the lock are the
+ * roots — a pub workspace's root and every member (`workspace:`, `resolution: workspace`) — with
+ * edges to their own dependencies; without a lock, a pubspec's dependencies are declarations.
+ */
+
+const DEFAULT_HOST = /^https?:\/\/pub\.(dev|dartlang\.org)\/?$/;
+
+function problemOf(file: ClaimedFile, error: unknown): FileProblem {
+  if (error instanceof AnalysisError && error.problems[0]) return { ...error.problems[0], path: file.path };
+  return { path: file.path, reason: 'malformed', message: `not a readable ${file.kind}` };
+}
+
+interface Member {
+  readonly path: string;
+  readonly spec: Pubspec;
+}
+
+function addPackage(b: GraphBuilder, p: LockedPackage): void {
+  const d = p.description;
+  const facts: Record<string, string> = { pub_dependency: p.dependency };
+  let source: 'registry' | 'git' | 'file' = 'registry';
+  let resolved: string | null = null;
+  if (p.source === 'git') {
+    source = 'git';
+    resolved = `${d['url'] ?? ''}#${d['resolved-ref'] ?? d['ref'] ?? ''}`;
+    if (d['path'] !== undefined && d['path'] !== '.') facts['git_path'] = d['path'];
+  } else if (p.source === 'path') {
+    source = 'file';
+    resolved = d['path'] ?? null;
+  } else if (d['url'] !== undefined && !DEFAULT_HOST.test(d['url'])) {
+    facts['hosted_url'] = d['url'];
+  }
+  const o = b.add(p.name, {
+    name: p.name,
+    version: p.version,
+    source,
+    resolved,
+    integrity: hexIntegrity('sha256', d['sha256']),
+    dev: p.dependency === 'direct dev',
+    facts,
+  });
+  // Only direct dependencies have a known scope (see above).
+  if (!p.dependency.startsWith('direct')) o.scopeKnown = false;
+}
+
+function buildLock(file: ClaimedFile, members: readonly Member[]): Inventory {
+  const { packages, sdks } = parsePubspecLock(file.path, file.content);
+  const b = new GraphBuilder(file.path, 'pub');
+  const memberNames = new Set(members.map((m) => m.spec.name).filter((n): n is string => n !== null));
+  const roots = members.map((m, i) =>
+    b.root(i === 0 ? '' : dirOf(m.path), { name: m.spec.name ?? (dirOf(m.path).split('/').pop() || 'package'), version: m.spec.version, installPath: dirOf(m.path), source: i === 0 ? 'root' : 'workspace' }),
+  );
+  for (const p of packages) {
+    if (p.sdk !== null) {
+      b.unresolved({ manifest: file.path, name: p.name, range: `sdk: ${p.sdk}${sdks[p.sdk] === undefined ? '' : ` ${sdks[p.sdk] ?? ''}`}`, kind: p.dependency, ecosystem: 'pub' });
+      continue;
+    }
+    // A workspace member's own entry (a path package) is its root, not a component.
+    if (p.source === 'path' && memberNames.has(p.name)) continue;
+    addPackage(b, p);
+  }
+  members.forEach((m, i) => {
+    const root = roots[i];
+    if (root === undefined) return;
+    const link = (deps: ReadonlyMap<string, string>, kind: 'prod' | 'dev'): void => {
+      for (const [name, range] of deps) {
+        const to = b.get(name) ?? (memberNames.has(name) ? roots.find((r) => r.name === name) : undefined);
+        if (to !== undefined) b.edge(root, to, kind, range);
+      }
+    };
+    link(m.spec.dependencies, 'prod');
+    link(m.spec.devDependencies, 'dev');
+    b.covers(m.path, i === 0 ? 'root' : 'workspace');
+  });
+  return b.finish({ kind: 'pubspec.lock', version: null, scopes: 'recorded' });
+}
+
+/** The members a lock covers: the pubspec beside it, then the workspace members it lists. */
+function membersOf(lock: ClaimedFile, pubspecs: ReadonlyMap<string, Member>): Member[] {
+  const dir = dirOf(lock.path);
+  const root = pubspecs.get(dir);
+  if (root === undefined) return [];
+  const members = [root];
+  for (const w of root.spec.workspace) {
+    const m = pubspecs.get(joinDir(dir, w.replace(/\/+$/, '')));
+    if (m !== undefined && !members.includes(m)) members.push(m);
+  }
+  return members;
+}
+
+async function build(files: readonly ClaimedFile[], onManifestDone: () => void): Promise<EcosystemInventory> {
+  const inventory = emptyInventory();
+  const problems: FileProblem[] = [];
+  const pubspecs = new Map<string, Member>();
+  for (const f of files.filter((x) => x.kind === 'pubspec-yaml')) {
+    try {
+      pubspecs.set(dirOf(f.path), { path: f.path, spec: parsePubspec(f.path, f.content) });
+    } catch (error) {
+      if (error instanceof AnalysisError && error.problems.some((p) => p.limit !== undefined)) throw error;
+      problems.push(problemOf(f, error));
+    }
+  }
+  const covered = new Set<string>();
+  for (const lock of files.filter((f) => f.kind === 'pubspec-lock')) {
+    const members = membersOf(lock, pubspecs);
+    try {
+      mergeInventory(inventory, buildLock(lock, members));
+      for (const m of members) covered.add(m.path);
+    } catch (error) {
+      if (error instanceof AnalysisError && error.problems.some((p) => p.limit !== undefined)) throw error;
+      problems.push(problemOf(lock, error));
+      inventory.notices.push(`${lock.path} was skipped: it could not be read as a pubspec.lock`);
+    }
+  }
+  for (const m of pubspecs.values()) {
+    onManifestDone();
+    // A workspace member is covered by its workspace's lock even when the member lists no lock of its own.
+    if (covered.has(m.path) || m.spec.inWorkspace) continue;
+    const b = new GraphBuilder(m.path, 'pub');
+    b.root('', { name: m.spec.name ?? 'package', version: m.spec.version, installPath: '' });
+    for (const [kind, deps] of [['dependencies', m.spec.dependencies], ['dev_dependencies', m.spec.devDependencies]] as const) {
+      for (const [name, range] of deps) b.unresolved({ manifest: m.path, name, range, kind, ecosystem: 'pub' });
+    }
+    b.manifest(m.path, 'resolution_failed', 'no pubspec.lock was uploaded and pub resolution is not run here; its dependencies are listed as declarations', 'standalone');
+    mergeInventory(inventory, b.finish(null, 'unknown'));
+  }
+  return { inventory, problems };
+}
+
+/** Dart; `registry` is the pub API of `PACKAGE_REGISTRIES.pub` (null: offline). */
+export function pubEcosystem(registry: RegistryEndpoint | null): Ecosystem {
+  return {
+    id: 'pub',
+    label: 'Dart',
+    claim: claimPub,
+    build: (files, ctx) => build(files, ctx.onManifestDone),
+    purl: pubPurl,
+    metadata: registry === null ? null : pubMetadataClient(registry),
+    countManifests: (files) => files.filter((f) => f.kind === 'pubspec-yaml').length,
+  };
+}
