@@ -1,4 +1,5 @@
 import { cargoEcosystem } from './cargo/index.js';
+import { gemEcosystem } from './gem/index.js';
 import { golangEcosystem } from './golang/index.js';
 import { mavenEcosystem } from './maven/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
@@ -24,6 +25,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     pypiEcosystem(options.registries.pypi ?? null),
     cargoEcosystem(options.registries.crates ?? null),
     mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs }),
+    gemEcosystem(options.registries.rubygems ?? null),
   ];
 }
 
