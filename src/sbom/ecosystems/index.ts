@@ -1,4 +1,5 @@
 import { cargoEcosystem } from './cargo/index.js';
+import { composerEcosystem } from './composer/index.js';
 import { gemEcosystem } from './gem/index.js';
 import { golangEcosystem } from './golang/index.js';
 import { mavenEcosystem } from './maven/index.js';
@@ -26,6 +27,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     cargoEcosystem(options.registries.crates ?? null),
     mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs }),
     gemEcosystem(options.registries.rubygems ?? null),
+    composerEcosystem(options.registries.packagist ?? null),
   ];
 }
 
