@@ -51,7 +51,10 @@ describe('detection across ecosystems', () => {
     const detection = detectFiles(files, offlineEcosystems());
     const npm = [...detection.claims.entries()].find(([e]) => e.id === 'npm')?.[1] ?? [];
     expect(npm.map((f) => f.path).sort()).toEqual(['package-lock.json', 'package.json']);
-    expect(detection.unclaimed).toEqual(expect.arrayContaining(['src/App/packages.lock.json', 'composer.json']));
+    expect(detection.unclaimed).toEqual(expect.arrayContaining(['src/App/packages.lock.json']));
+    // composer.json is PHP's, by its name.
+    const php = [...detection.claims.entries()].find(([e]) => e.id === 'composer')?.[1] ?? [];
+    expect(php.map((f) => f.path)).toEqual(['composer.json']);
     // Pipfile.lock is Python's, by its name.
     const pypi = [...detection.claims.entries()].find(([e]) => e.id === 'pypi')?.[1] ?? [];
     expect(pypi.map((f) => f.path)).toEqual(['Pipfile.lock']);

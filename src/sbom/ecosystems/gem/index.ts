@@ -78,9 +78,9 @@ function standalone(manifest: string, gemfile: Gemfile | null, specs: readonly P
       declared++;
       b.unresolved({ manifest: path, name: d.name, range: d.requirements.join(', '), kind: d.kind, ecosystem: 'gem' });
     }
-    if (path !== manifest) b.manifest(path, 'resolution_failed', 'no Gemfile.lock was uploaded; its requirements are listed as declarations', 'standalone');
+    if (path !== manifest) b.manifest(path, 'resolution_failed', 'no Gemfile.lock or gems.locked was uploaded; its requirements are listed as declarations', 'standalone');
   }
-  b.manifest(manifest, 'resolution_failed', declared === 0 ? null : 'no Gemfile.lock was uploaded; its requirements are listed as declarations', 'standalone');
+  b.manifest(manifest, 'resolution_failed', declared === 0 ? null : 'no Gemfile.lock or gems.locked was uploaded; its requirements are listed as declarations', 'standalone');
   return b.finish(null, 'recorded');
 }
 

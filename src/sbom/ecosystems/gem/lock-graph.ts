@@ -8,9 +8,9 @@ import { specKey, type GemfileLock, type LockSpec } from './parse-gemfile-lock.j
  * A parsed Gemfile.lock as occurrences and edges. Every spec of a GEM, GIT, PATH or PLUGIN SOURCE
  * section is one occurrence (platform builds of one version are separate occurrences); the specs
  * of a PATH section whose remote is the lockfile's own folder are the project itself (roots).
- * Dependency lines resolve to the exact occurrence: the one of that name, else the build of the
- * depender's platform, else the generic `ruby` build, else every platform build (the lock then
- * says one of them is installed, depending on the machine). The DEPENDENCIES section is the
+ * Dependency lines resolve to the exact occurrence: the one of that name; for a platform build
+ * (`nokogiri (1.16.0-x86_64-linux)`) the build of the same platform, else the generic `ruby` one;
+ * for a generic depender every build of the name (which one installs depends on the machine). The DEPENDENCIES section is the
  * project's own requirements (edges from the project). Scopes: a Gemfile states groups, so a gem
  * only the development/test groups ask for is dev and the rest follows the graph; without a
  * Gemfile nothing records scope.
@@ -91,7 +91,9 @@ export function lockInventory(path: string, lock: GemfileLock, ctx: LockContext)
 
   const targets = (name: string, platform: string | null): Occurrence[] => {
     const all = b.named(name);
-    if (all.length <= 1) return [...all];
+    // A generic (`ruby`) depender gets whichever build the machine's platform has: every build
+    // the lock records is an install of it somewhere, so each is linked (and none is orphaned).
+    if (all.length <= 1 || platform === null) return [...all];
     const same = all.filter((o) => (o.facts['platform'] ?? null) === platform);
     if (same.length > 0) return same;
     const generic = all.filter((o) => o.facts['platform'] === undefined);

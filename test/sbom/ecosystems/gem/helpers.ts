@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { EcosystemInventory } from '../../../../src/sbom/ecosystems/types.js';
+import type { Occurrence } from '../../../../src/sbom/model.js';
+import type { InputFile } from '../../../../src/sbom/types.js';
+import { FIXTURES } from '../../../helpers/fixtures.js';
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
+}
+
+/** The files of `test/fixtures/lockfiles/<ecosystem>/<set>` as an upload (paths relative to the set). */
+export function fixtureUpload(ecosystem: string, set: string, only?: readonly string[]): InputFile[] {
+  const root = join(FIXTURES, 'lockfiles', ecosystem, set);
+  return walk(root)
+    .sort()
+    .map((p) => ({ path: relative(root, p), content: readFileSync(p, 'utf8') }))
+    .filter((f) => only === undefined || only.includes(f.path));
+}
+
+/** `name@version[-platform]`: platform builds are separate occurrences. */
+export const label = (o: Occurrence): string => `${o.name}@${o.version ?? ''}${o.facts['platform'] === undefined ? '' : `-${o.facts['platform']}`}`;
+
+/** Labels of the non-root occurrences in a scope (`unknown`: the file records none). */
+export function inScope(result: EcosystemInventory, scope: 'required' | 'optional' | 'dev' | 'unknown'): string[] {
+  const roots = new Set(result.inventory.roots);
+  return result.inventory.occurrences
+    .filter((o) => !roots.has(o.ref))
+    .filter((o) => (scope === 'unknown' ? !o.scopeKnown : o.scopeKnown && (scope === 'dev' ? o.dev : scope === 'optional' ? !o.dev && o.optional : !o.dev && !o.optional)))
+    .map(label)
+    .sort();
+}
+
+/** The edges of one occurrence as `label (kind)`. */
+export function edgesFrom(result: EcosystemInventory, name: string, platform?: string): string[] {
+  const byRef = new Map(result.inventory.occurrences.map((o) => [o.ref, o]));
+  const from = result.inventory.occurrences.find((o) => o.name === name && o.facts['platform'] === platform);
+  return (from?.dependencies ?? []).map((e) => `${byRef.get(e.ref) ? label(byRef.get(e.ref) as Occurrence) : e.ref} (${e.kind})`).sort();
+}
+
+/** Spec lines (4-space `name (version)`) of the source sections of a Gemfile.lock, counted by line. */
+export function specLines(lock: string): number {
+  let inSource = false;
+  let count = 0;
+  for (const line of lock.split('\n')) {
+    if (/^\S/.test(line)) inSource = ['GIT', 'GEM', 'PATH', 'PLUGIN SOURCE'].includes(line.trim());
+    else if (inSource && /^ {4}\S/.test(line)) count++;
+  }
+  return count;
+}
