@@ -52,7 +52,7 @@ function fullVersion(name: string, v: FixtureComposerVersion): Record<string, un
     keywords: [],
     homepage: v.homepage ?? '',
     version: v.version,
-    version_normalized: v.version.startsWith('dev-') || v.version.endsWith('-dev') ? `${v.version}` : normalized(v.version),
+    version_normalized: v.version.startsWith('dev-') || v.version.endsWith('-dev') ? v.version : normalized(v.version),
     license: v.license ?? [],
     authors: v.authors ?? [],
     source: v.source ?? { type: 'git', url: `https://github.com/${name}.git`, reference: '0'.repeat(40) },
