@@ -4,7 +4,8 @@ import type { Claim } from '../types.js';
 /**
  * Composer's file names are its own: `composer.json` and `composer.lock` (a `COMPOSER` variable
  * may rename the manifest, e.g. `composer-dev.json` with `composer-dev.lock`, which is claimed by
- * the same pattern). Both are JSON: anything else under those names is not Composer's.
+ * the same pattern). The name decides: one that is not JSON is a malformed Composer file (the
+ * build reports it), never another ecosystem's.
  */
 const MANIFEST = /^composer(-[\w.-]+)?\.json$/;
 const LOCK = /^composer(-[\w.-]+)?\.lock$/;
@@ -13,8 +14,6 @@ export function claimComposer(file: InputFile): Claim | null {
   const name = file.path.slice(file.path.lastIndexOf('/') + 1);
   const lock = LOCK.test(name);
   if (!lock && !MANIFEST.test(name)) return null;
-  const start = /\S/.exec(file.content.slice(0, 1024))?.[0];
-  if (start !== undefined && start !== '{') return null;
   return lock ? { kind: 'composer-lock', role: 'lockfile', by: 'name' } : { kind: 'composer-json', role: 'manifest', by: 'name' };
 }
 

@@ -4,8 +4,8 @@ import type { Claim } from '../types.js';
 /**
  * Bundler's file names are its own: `Gemfile`/`gems.rb` and their locks `Gemfile.lock`/
  * `gems.locked`, the Appraisal-style `<name>.gemfile` with `<name>.gemfile.lock`, and `*.gemspec`.
- * A JSON document under one of those names is not Bundler's and is not claimed; a recognised file
- * that does not parse is claimed, and the build reports it.
+ * The name decides, whatever the content: a `Gemfile.lock` that is JSON is a malformed Bundler
+ * lockfile (the build reports it), never another ecosystem's file by content.
  */
 export function claimGem(file: InputFile): Claim | null {
   const name = file.path.slice(file.path.lastIndexOf('/') + 1);
@@ -13,7 +13,6 @@ export function claimGem(file: InputFile): Claim | null {
   const gemfile = name === 'Gemfile' || name === 'gems.rb' || /^[\w.-]+\.gemfile$/i.test(name);
   const gemspec = /^[\w.-]+\.gemspec$/.test(name);
   if (!lock && !gemfile && !gemspec) return null;
-  if (/\S/.exec(file.content.slice(0, 1024))?.[0] === '{') return null;
   if (lock) return { kind: 'gemfile-lock', role: 'lockfile', by: 'name' };
   return gemfile ? { kind: 'gemfile', role: 'manifest', by: 'name' } : { kind: 'gemspec', role: 'manifest', by: 'name' };
 }
