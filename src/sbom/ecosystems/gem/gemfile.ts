@@ -1,4 +1,4 @@
-import { listOf, rubyArgs, stripComment, unbalanced } from './ruby-text.js';
+import { listOf, MAX_CONTINUATION_LINES, rubyArgs, stripComment, unbalanced } from './ruby-text.js';
 
 /**
  * A Gemfile (or `gems.rb`) read as text, never run: its `gem` lines with their requirements,
@@ -58,7 +58,7 @@ function statements(content: string): { text: string; line: number }[] {
     const text = stripComment(lines[i] ?? '').trim();
     if (pending === null && text === '') continue;
     const current: { text: string; line: number } = pending === null ? { text, line: i + 1 } : { text: `${pending.text} ${text}`, line: pending.line };
-    if (/[,\\]$/.test(current.text) || unbalanced(current.text)) {
+    if (i + 1 - current.line < MAX_CONTINUATION_LINES && (/[,\\]$/.test(current.text) || unbalanced(current.text))) {
       pending = { text: current.text.replace(/\\$/, ''), line: current.line };
       continue;
     }
@@ -106,7 +106,8 @@ export function readGemfile(content: string): Gemfile {
     switch (method) {
       case 'gem': {
         const name = args.positional[0];
-        if (typeof name !== 'string' || name === '') break;
+        // RubyGems names are letters, digits, `_`, `-` and `.`: anything else is not a literal name.
+        if (typeof name !== 'string' || !/^[\w.-]+$/.test(name)) break;
         const requirements = args.positional.slice(1).flatMap((r) => listOf(r));
         const own = [...listOf(args.options['group']), ...listOf(args.options['groups'])];
         const groups = [...new Set([...top().groups, ...own])];

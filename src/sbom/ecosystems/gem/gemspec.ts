@@ -1,4 +1,4 @@
-import { listOf, rubyArgs, rubyValue, stripComment, unbalanced } from './ruby-text.js';
+import { listOf, MAX_CONTINUATION_LINES, rubyArgs, rubyValue, stripComment, unbalanced } from './ruby-text.js';
 
 /**
  * A `*.gemspec` read as text, never run: the gem's `name`, its `version` when a literal (a
@@ -37,13 +37,16 @@ export function readGemspec(content: string): Gemspec {
   let license: string | null = null;
   const dependencies: GemspecDependency[] = [];
   let pending = '';
+  let continued = 0;
   for (const raw of content.split(/\r?\n/)) {
     const text = `${pending} ${stripComment(raw).trim()}`.trim();
-    if (/,$/.test(text) || unbalanced(text)) {
+    if (continued < MAX_CONTINUATION_LINES && (/,$/.test(text) || unbalanced(text))) {
       pending = text;
+      continued++;
       continue;
     }
     pending = '';
+    continued = 0;
     const attribute = ATTRIBUTE.exec(text);
     if (attribute?.[1]) {
       const value = rubyValue(attribute[2] ?? '');
@@ -56,7 +59,7 @@ export function readGemspec(content: string): Gemspec {
     if (dependency?.[1]) {
       const args = rubyArgs(dependency[2] ?? '');
       const dep = args.positional[0];
-      if (typeof dep !== 'string') continue;
+      if (typeof dep !== 'string' || !/^[\w.-]+$/.test(dep)) continue;
       dependencies.push({
         name: dep,
         requirements: args.positional.slice(1).flatMap((r) => listOf(r)),

@@ -1,3 +1,4 @@
+import { INPUT_LIMITS, limitExceeded } from '../../safe-parse.js';
 import type { FileProblem } from '../../types.js';
 
 /**
@@ -79,6 +80,8 @@ export function parseGemfileLock(path: string, content: string): LockRead {
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
     const raw = lines[i] ?? '';
+    // Over a documented bound the analysis fails (LimitExceededError), as for every format.
+    if (raw.length > INPUT_LIMITS.maxLineLength) throw limitExceeded(path, 'maxLineLength', { line: n });
     if (raw.trim() === '') continue;
     if (/^(<{7}|={7}|>{7})/.test(raw)) return fail(n, 'unresolved merge conflict marker');
     const indent = /^ */.exec(raw)?.[0].length ?? 0;
@@ -111,12 +114,14 @@ export function parseGemfileLock(path: string, content: string): LockRead {
         if (!m?.[1] || m[2] === undefined || m[2] === '') return fail(n, `not a spec "name (version)": "${text.slice(0, 60)}"`);
         spec = { name: m[1], version: m[2], platform: m[3] === undefined || m[3] === 'ruby' ? null : m[3], dependencies: [], source, line: n };
         specs.push(spec);
+        if (specs.length > INPUT_LIMITS.maxEntries) throw limitExceeded(path, 'maxEntries', { line: n });
         continue;
       }
       if (indent === 6 && spec !== null) {
         const m = DEPENDENCY.exec(text);
         if (!m?.[1]) return fail(n, `not a dependency "name (requirement)": "${text.slice(0, 60)}"`);
         spec.dependencies.push({ name: m[1], requirement: m[2] ?? '' });
+        if (spec.dependencies.length > INPUT_LIMITS.maxEdgesPerEntry) throw limitExceeded(path, 'maxEdgesPerEntry', { line: n, package: spec.name });
         continue;
       }
       return fail(n, `unexpected indentation in ${section}`);

@@ -15,6 +15,12 @@ export interface RubyArgs {
   readonly options: Readonly<Record<string, RubyValue>>;
 }
 
+/**
+ * Lines one call may continue over (open brackets, a trailing comma): beyond it the statement is
+ * taken as complete, so an unclosed quote cannot make the reading quadratic.
+ */
+export const MAX_CONTINUATION_LINES = 64;
+
 /** Strips a trailing `# comment` (outside string literals). */
 export function stripComment(line: string): string {
   let quote: string | null = null;

@@ -150,6 +150,17 @@ describe('Gemfile and gemspec without a lockfile', () => {
 });
 
 describe('malformed Bundler files', () => {
+  it('an unclosed quote swallows a bounded number of lines, never the rest of the Gemfile', async () => {
+    const lines = ['gem "broken, "1.0"', ...Array.from({ length: 200 }, (_, i) => `# filler ${i}`), 'gem "rack", "~> 3.0"'];
+    const result = await buildThrough(ruby, [{ path: 'Gemfile', content: lines.join('\n') }]);
+    expect(result.inventory.declarations.map((d) => d.name)).toEqual(['rack']);
+  });
+
+  it('a Gemfile.lock line over the documented bound fails the analysis with the limit', async () => {
+    const lock = `GEM\n  remote: https://rubygems.org/\n  specs:\n    ${'a'.repeat(70_000)} (1.0)\n`;
+    await expect(buildThrough(ruby, [{ path: 'Gemfile.lock', content: lock }])).rejects.toMatchObject({ problems: [{ path: 'Gemfile.lock', reason: 'line_too_long', line: 4 }] });
+  });
+
   it('a broken Gemfile.lock is a problem naming the file and line, never a throw', async () => {
     const lock = 'GEM\n  remote: https://rubygems.org/\n  specs:\n    rack (3.0.9)\n    not a spec line (\n';
     const result = await buildThrough(ruby, [{ path: 'svc/Gemfile.lock', content: lock }]);
