@@ -80,7 +80,9 @@ export function lockInventory(path: string, lock: GemfileLock, ctx: LockContext)
     const { source, resolved, facts } = sourceOf(spec);
     const init = { name: spec.name, version: spec.version, resolved, integrity: hexIntegrity('sha256', hex), facts };
     const own = spec.source.type === 'PATH' && isOwnFolder(spec.source.remotes[0]);
-    bySpec.set(spec, own ? b.root(key, { ...init, license: licenseOf(spec.name), installPath: '' }) : b.add(key, { ...init, source }));
+    // The project itself: its folder is the upload, not a location worth recording.
+    const rootFacts: Record<string, string> = spec.platform === null ? {} : { platform: spec.platform };
+    bySpec.set(spec, own ? b.root(key, { ...init, resolved: null, facts: rootFacts, license: licenseOf(spec.name), installPath: '' }) : b.add(key, { ...init, source }));
   }
   const roots = lock.specs.filter((s) => bySpec.get(s)?.source === 'root');
   let project: Occurrence | undefined = roots.map((s) => bySpec.get(s)).find((o) => ctx.gemspecs.some((g) => g.spec.name === o?.name)) ?? (roots[0] ? bySpec.get(roots[0]) : undefined);
