@@ -82,6 +82,9 @@ export function rubyValue(text: string): RubyValue {
   const t = text.trim();
   const str = /^(["'])(.*)\1(?:\.freeze)?$/s.exec(t);
   if (str) return str[2] ?? '';
+  // `%q<rails>.freeze`, as `gem build` writes generated gemspecs.
+  const percent = /^%[qQ]?(?:<([^>]*)>|\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\])(?:\.freeze)?$/.exec(t);
+  if (percent) return percent[1] ?? percent[2] ?? percent[3] ?? percent[4] ?? '';
   const sym = /^:(\w+[?!]?)$/.exec(t) ?? /^:"([^"]*)"$/.exec(t);
   if (sym) return sym[1] ?? '';
   if (t === 'true') return true;

@@ -177,3 +177,21 @@ describe('malformed Bundler files', () => {
     expect(b.problems).toEqual([expect.objectContaining({ path: 'gems.locked', reason: 'malformed', line: 1 })]);
   });
 });
+
+describe('gemspecs as gem build writes them', () => {
+  it('reads %q<> literals, .freeze and array requirements', async () => {
+    const gemspec = [
+      '# -*- encoding: utf-8 -*-',
+      'Gem::Specification.new do |s|',
+      '  s.name = "legacy".freeze',
+      '  s.version = "0.9.1"',
+      '  s.licenses = ["BSD-2-Clause".freeze]',
+      '  s.add_runtime_dependency(%q<rack>.freeze, [">= 2.0".freeze, "< 4".freeze])',
+      '  s.add_development_dependency(%q<rspec>.freeze, ["~> 3.12".freeze])',
+      'end',
+    ].join('\n');
+    const result = await buildThrough(ruby, [{ path: 'legacy.gemspec', content: gemspec }]);
+    expect(rootsOf(result).map((o) => [o.name, o.version, o.license])).toEqual([['legacy', '0.9.1', 'BSD-2-Clause']]);
+    expect(result.inventory.declarations.map((d) => `${d.name} ${d.range} (${d.kind})`)).toEqual(['rack >= 2.0, < 4 (runtime)', 'rspec ~> 3.12 (development)']);
+  });
+});
