@@ -13,7 +13,8 @@ import { isRecord, licenseOf, links, readJson, text, type ComposerManifest } fro
  * no entry has but one entry `replace`s or `provide`s resolves to that entry (every such entry for
  * a virtual package like `psr/log-implementation`: any of them satisfies it). Platform
  * requirements (`php`, `ext-*`, …) are never components: the lock's `platform`/`platform-dev` are
- * kept as declarations. The project's own requirements come from composer.json.
+ * kept as declarations. The project's own requirements come from composer.json. `conflict` only
+ * forbids versions and `suggest` installs nothing: neither is an edge.
  */
 
 export interface LockContext {
@@ -132,7 +133,15 @@ export function parseComposerLock(path: string, content: string, ctx: LockContex
   for (const [e, o] of byEntry) link(o, links(e.doc['require']), 'prod');
 
   const { manifest } = ctx;
-  const root = b.root('', { name: manifest?.name ?? ctx.fallbackName, version: manifest?.version ?? null, license: manifest?.license ?? null, installPath: '' });
+  // The content-hash ties the lock to the composer.json it was written from: kept on the project.
+  const contentHash = text(doc['content-hash']);
+  const root = b.root('', {
+    name: manifest?.name ?? ctx.fallbackName,
+    version: manifest?.version ?? null,
+    license: manifest?.license ?? null,
+    installPath: '',
+    facts: contentHash === null ? {} : { content_hash: contentHash },
+  });
   if (manifest !== null) {
     link(root, manifest.require, 'prod');
     link(root, manifest.requireDev, 'dev');

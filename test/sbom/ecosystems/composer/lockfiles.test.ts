@@ -64,6 +64,7 @@ describe('composer.lock', () => {
     expect(by('acme/stack')?.facts).toEqual({ type: 'metapackage' });
     expect(by('composer/installers')?.facts).toEqual({ type: 'composer-plugin' });
     expect(by('psr/http-message')?.facts).toEqual({ version_normalized: '2.0.0.0' });
+    expect(by('acme/shop')?.facts).toEqual({ content_hash: '3f2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d' });
   });
 
   it('without composer.json the project is the folder and requires what nothing else does', async () => {
@@ -109,6 +110,8 @@ describe('malformed Composer files', () => {
   it('entries without a name or version, and a manifest that is not an object, are problems', async () => {
     const a = await buildThrough(php, [{ path: 'composer.lock', content: JSON.stringify({ packages: [{ name: 'a/b' }] }) }]);
     expect(a.problems).toEqual([expect.objectContaining({ path: 'composer.lock', reason: 'malformed', package: 'a/b' })]);
+    const c = await buildThrough(php, [{ path: 'composer.lock', content: JSON.stringify({ packages: { 'a/b': { version: '1.0.0' } } }) }]);
+    expect(c.problems).toEqual([{ path: 'composer.lock', reason: 'malformed', message: '"packages" is not an array' }]);
     const b = await buildThrough(php, [{ path: 'composer.json', content: '{"name": "x/y", "require": {"a/b": "^1"}' }]);
     expect(b.problems).toEqual([expect.objectContaining({ path: 'composer.json', reason: 'malformed' })]);
   });
