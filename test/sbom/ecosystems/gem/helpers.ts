@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { EcosystemInventory } from '../../../../src/sbom/ecosystems/types.js';
+import type { Ecosystem, EcosystemInventory } from '../../../../src/sbom/ecosystems/types.js';
 import type { Occurrence } from '../../../../src/sbom/model.js';
 import type { InputFile } from '../../../../src/sbom/types.js';
+import { buildThrough } from '../../../helpers/ecosystem.js';
 import { FIXTURES } from '../../../helpers/fixtures.js';
 
 function walk(dir: string): string[] {
@@ -51,3 +52,28 @@ export function specLines(lock: string): number {
   }
   return count;
 }
+
+async function fastest(eco: Ecosystem, files: InputFile[]): Promise<number> {
+  let best = Infinity;
+  for (let run = 0; run < 5; run++) {
+    const started = performance.now();
+    const result = await buildThrough(eco, files);
+    best = Math.min(best, performance.now() - started);
+    if (result.inventory.occurrences.length === 0) throw new Error('the input gave no occurrences');
+  }
+  return best;
+}
+
+/**
+ * Growth, not speed (as test/sbom/parsers-linear.test.ts measures npm's): the build time of an
+ * input of size 8n over that of size n, each the fastest of five runs (after one warm-up run).
+ * A linear build stays well below the 64 a quadratic step gives.
+ */
+export async function growth(eco: Ecosystem, make: (n: number) => InputFile, n: number): Promise<number> {
+  await buildThrough(eco, [make(n)]);
+  const small = await fastest(eco, [make(n)]);
+  const large = await fastest(eco, [make(8 * n)]);
+  return large / Math.max(small, 1);
+}
+
+export const GROWTH_BOUND = 14;
