@@ -9,7 +9,7 @@ import type { InputFile, OutputFormat } from '../../../../src/sbom/types.js';
 import { startPackagistRegistry } from '../../../helpers/packagist-registry.js';
 import { registryFixtures } from '../../../helpers/registry-fixture.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
-import { fixtureUpload } from '../gem/helpers.js';
+import { fixtureUpload } from '../../../helpers/ecosystem-fixtures.js';
 
 const cdxValidator = new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot7);
 const startRegistry = registryFixtures(startPackagistRegistry);

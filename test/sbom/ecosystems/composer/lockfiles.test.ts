@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composerEcosystem } from '../../../../src/sbom/ecosystems/composer/index.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
-import { edgesFrom, fixtureUpload, inScope } from '../gem/helpers.js';
+import { edgesFrom, fixtureUpload, inScope } from '../../../helpers/ecosystem-fixtures.js';
 
 const php = composerEcosystem(null);
 const shop = (only?: string[]) => fixtureUpload('composer', 'shop', only);

@@ -6,7 +6,7 @@ import { TransientAnalysisError } from '../../../../src/sbom/types.js';
 import { buildThrough } from '../../../helpers/ecosystem.js';
 import { startPackagistRegistry, type PackagistRegistryOptions } from '../../../helpers/packagist-registry.js';
 import { registryFixtures } from '../../../helpers/registry-fixture.js';
-import { fixtureUpload } from '../gem/helpers.js';
+import { fixtureUpload } from '../../../helpers/ecosystem-fixtures.js';
 
 const startRegistry = registryFixtures(startPackagistRegistry);
 

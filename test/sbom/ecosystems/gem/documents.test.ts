@@ -10,7 +10,8 @@ import { SMALL_NPM } from '../../../helpers/fixtures.js';
 import { registryFixtures } from '../../../helpers/registry-fixture.js';
 import { startRubygemsRegistry } from '../../../helpers/rubygems-registry.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
-import { fixtureUpload, specLines } from './helpers.js';
+import { fixtureUpload } from '../../../helpers/ecosystem-fixtures.js';
+import { specLines } from './helpers.js';
 
 const cdxValidator = new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot7);
 const startRegistry = registryFixtures(startRubygemsRegistry);

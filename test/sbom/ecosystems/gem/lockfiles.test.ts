@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { gemEcosystem } from '../../../../src/sbom/ecosystems/gem/index.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
-import { edgesFrom, fixtureUpload, inScope, label, specLines } from './helpers.js';
+import { edgesFrom, fixtureUpload, inScope, label } from '../../../helpers/ecosystem-fixtures.js';
+import { specLines } from './helpers.js';
 
 const ruby = gemEcosystem(null);
 const railsApp = (): ReturnType<typeof fixtureUpload> => fixtureUpload('gem', 'rails-app');

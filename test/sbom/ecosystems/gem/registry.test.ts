@@ -5,7 +5,7 @@ import { TransientAnalysisError } from '../../../../src/sbom/types.js';
 import { buildThrough } from '../../../helpers/ecosystem.js';
 import { registryFixtures } from '../../../helpers/registry-fixture.js';
 import { startRubygemsRegistry, type RubygemsRegistryOptions } from '../../../helpers/rubygems-registry.js';
-import { fixtureUpload } from './helpers.js';
+import { fixtureUpload } from '../../../helpers/ecosystem-fixtures.js';
 
 const startRegistry = registryFixtures(startRubygemsRegistry);
 
