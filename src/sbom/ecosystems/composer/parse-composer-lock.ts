@@ -49,7 +49,8 @@ function sourceOf(doc: Record<string, unknown>): { source: OccurrenceSource; res
   if (srcUrl !== null && ['git', 'hg', 'svn'].includes(String(src['type']))) {
     return { source: 'git', resolved: `${src['type'] === 'git' ? 'git+' : `${String(src['type'])}+`}${srcUrl}${reference === null ? '' : `@${reference}`}`, facts: {} };
   }
-  if (distUrl !== null) return { source: 'tarball', resolved: distUrl, facts: notification === null ? {} : { repository: new URL(notification).origin } };
+  const repository = notification === null || !URL.canParse(notification) ? null : new URL(notification).origin;
+  if (distUrl !== null) return { source: 'tarball', resolved: distUrl, facts: repository === null ? {} : { repository } };
   return { source: 'registry', resolved: null, facts: {} };
 }
 

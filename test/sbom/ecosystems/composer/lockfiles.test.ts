@@ -89,6 +89,24 @@ describe('composer.lock', () => {
   });
 });
 
+describe('packages of other repositories', () => {
+  it('a private Composer repository’s package is an archive with repository_url, never a Packagist coordinate', async () => {
+    const dist = (name: string) => ({ type: 'zip', url: `https://repo.acme.example/dist/${name}.zip`, reference: 'abc', shasum: '' });
+    const lock = JSON.stringify({
+      packages: [
+        { name: 'acme/billing', version: '4.1.0', dist: dist('billing'), 'notification-url': 'https://repo.acme.example/downloads/' },
+        { name: 'acme/odd', version: '1.0.0', dist: dist('odd'), 'notification-url': 'not a url' },
+      ],
+      'packages-dev': [],
+    });
+    const result = await buildThrough(php, [{ path: 'composer.lock', content: lock }]);
+    expect(result.problems).toEqual([]);
+    const [billing, odd] = components(result);
+    expect([billing?.source, billing && php.purl(billing)]).toEqual(['tarball', 'pkg:composer/acme/billing@4.1.0?repository_url=https%3A%2F%2Frepo.acme.example']);
+    expect([odd?.source, odd && php.purl(odd)]).toEqual(['tarball', 'pkg:composer/acme/odd@1.0.0']);
+  });
+});
+
 describe('composer.json without a lock', () => {
   it('the project and its requirements as declarations, platform ones included', async () => {
     const result = await buildThrough(php, shop(['composer.json']));
