@@ -49,6 +49,7 @@ export interface GemfileLock {
   readonly bundledWith: string | null;
 }
 
+const SKIPPED = '(skipped)';
 const SECTIONS = new Set(['GIT', 'GEM', 'PATH', 'PLUGIN SOURCE', 'PLATFORMS', 'DEPENDENCIES', 'RUBY VERSION', 'BUNDLED WITH', 'CHECKSUMS']);
 
 /** Bundler's NAME_VERSION: a version never holds `-` (RubyGems writes `1.0.0.pre`), so the first `-` starts the platform. */
@@ -74,7 +75,7 @@ export function parseGemfileLock(path: string, content: string): LockRead {
   let source: LockSource | null = null;
   let inSpecs = false;
   let spec: LockSpec | null = null;
-  let sawSection = false;
+  let known = false;
 
   const lines = content.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -87,15 +88,18 @@ export function parseGemfileLock(path: string, content: string): LockRead {
     const indent = /^ */.exec(raw)?.[0].length ?? 0;
     const text = raw.slice(indent).trimEnd();
     if (indent === 0) {
-      if (!SECTIONS.has(text)) return fail(n, `unknown section "${text.slice(0, 40)}"`);
-      section = text;
-      sawSection = true;
+      // A section of a later Bundler is skipped, as Bundler skips what it does not know; a line
+      // that is no section name at all means the file is not a lockfile.
+      if (!SECTIONS.has(text) && !/^[A-Z][A-Z ]*$/.test(text)) return fail(n, `not a lockfile section: "${text.slice(0, 40)}"`);
+      section = SECTIONS.has(text) ? text : SKIPPED;
+      known ||= SECTIONS.has(text);
       inSpecs = false;
       spec = null;
       source = ['GIT', 'GEM', 'PATH', 'PLUGIN SOURCE'].includes(text) ? { type: text as LockSourceType, remotes: [], options: {} } : null;
       continue;
     }
     if (section === null) return fail(n, 'an indented line before any section');
+    if (section === SKIPPED) continue;
     if (source !== null) {
       if (indent === 2) {
         if (text === 'specs:') {
@@ -155,6 +159,6 @@ export function parseGemfileLock(path: string, content: string): LockRead {
       }
     }
   }
-  if (!sawSection) return fail(1, 'no Bundler lockfile sections (GEM, GIT, PATH, DEPENDENCIES …)');
+  if (!known) return fail(1, 'no Bundler lockfile sections (GEM, GIT, PATH, DEPENDENCIES …)');
   return { ok: true, lock: { specs, platforms, dependencies, checksums, rubyVersion, bundledWith } };
 }

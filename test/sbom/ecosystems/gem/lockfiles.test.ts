@@ -176,6 +176,9 @@ describe('malformed Bundler files', () => {
     expect(a.problems).toEqual([expect.objectContaining({ path: 'Gemfile.lock', line: 4, message: 'unresolved merge conflict marker' })]);
     const b = await buildThrough(ruby, [{ path: 'gems.locked', content: 'hello world\n' }]);
     expect(b.problems).toEqual([expect.objectContaining({ path: 'gems.locked', reason: 'malformed', line: 1 })]);
+    // A section a later Bundler may add is skipped, as Bundler skips it.
+    const c = await buildThrough(ruby, [{ path: 'Gemfile.lock', content: 'GEM\n  remote: https://rubygems.org/\n  specs:\n    rack (3.0.9)\n\nFUTURE SECTION\n  anything: here\n    at any depth\n' }]);
+    expect([c.problems, components(c).map(label)]).toEqual([[], ['rack@3.0.9']]);
   });
 });
 
