@@ -72,6 +72,10 @@ function groupsByName(ctx: LockContext): Map<string, Set<string>> {
 
 export function lockInventory(path: string, lock: GemfileLock, ctx: LockContext): Inventory {
   const b = new GraphBuilder(path, 'gem');
+  // What the lock says of the project as a whole: the Ruby it was resolved for and its platforms.
+  const projectFacts: Record<string, string> = {};
+  if (lock.rubyVersion !== null) projectFacts['ruby_version'] = lock.rubyVersion;
+  if (lock.platforms.length > 0) projectFacts['platforms'] = lock.platforms.join(', ');
   const bySpec = new Map<LockSpec, Occurrence>();
   const licenseOf = (name: string): string | null => ctx.gemspecs.find((g) => g.spec.name === name)?.spec.license ?? null;
   for (const spec of lock.specs) {
@@ -81,14 +85,14 @@ export function lockInventory(path: string, lock: GemfileLock, ctx: LockContext)
     const init = { name: spec.name, version: spec.version, resolved, integrity: hexIntegrity('sha256', hex), facts };
     const own = spec.source.type === 'PATH' && isOwnFolder(spec.source.remotes[0]);
     // The project itself: its folder is the upload, not a location worth recording.
-    const rootFacts: Record<string, string> = spec.platform === null ? {} : { platform: spec.platform };
+    const rootFacts: Record<string, string> = { ...projectFacts, ...(spec.platform === null ? {} : { platform: spec.platform }) };
     bySpec.set(spec, own ? b.root(key, { ...init, resolved: null, facts: rootFacts, license: licenseOf(spec.name), installPath: '' }) : b.add(key, { ...init, source }));
   }
   const roots = lock.specs.filter((s) => bySpec.get(s)?.source === 'root');
   let project: Occurrence | undefined = roots.map((s) => bySpec.get(s)).find((o) => ctx.gemspecs.some((g) => g.spec.name === o?.name)) ?? (roots[0] ? bySpec.get(roots[0]) : undefined);
   if (project === undefined) {
     const spec = ctx.gemspecs[0]?.spec;
-    project = b.root('', { name: spec?.name ?? ctx.fallbackName, version: spec?.version ?? null, license: spec?.license ?? null, installPath: '' });
+    project = b.root('', { name: spec?.name ?? ctx.fallbackName, version: spec?.version ?? null, license: spec?.license ?? null, installPath: '', facts: projectFacts });
   }
 
   const targets = (name: string, platform: string | null): Occurrence[] => {

@@ -48,7 +48,7 @@ describe('Gemfile.lock', () => {
     expect(edgesFrom(result, 'nokogiri', 'x86_64-linux')).toEqual(['racc@1.7.3 (prod)']);
     expect(edgesFrom(result, 'nokogiri')).toEqual(['mini_portile2@2.8.5 (prod)', 'racc@1.7.3 (prod)']);
     const project = rootsOf(result)[0];
-    expect(project?.name).toBe('project');
+    expect([project?.name, project?.facts]).toEqual(['project', { ruby_version: '3.3.0p0', platforms: 'arm64-darwin, ruby, x86_64-linux' }]);
     const fromProject = edgesFrom(result, 'project');
     expect(fromProject).toHaveLength(16);
     expect(fromProject).toEqual(expect.arrayContaining(['capybara@3.40.0 (dev)', 'simplecov@0.22.0 (dev)', 'sidekiq-pro@7.2.0 (prod)', 'billing@0.1.0 (prod)']));
