@@ -112,6 +112,7 @@ async function build(files: readonly ClaimedFile[], ctx: BuildContext): Promise<
         gemfile: gemfile === null ? null : { path: manifest, file: gemfile },
         gemspecs: mine,
         fallbackName: baseName(dir) || 'project',
+        dir,
         kind: name === 'gems.locked' ? 'gems.locked' : 'Gemfile.lock',
       }),
     );

@@ -1,5 +1,6 @@
 import type { Inventory, Occurrence, OccurrenceSource } from '../../model.js';
 import { GraphBuilder, hexIntegrity } from '../builder.js';
+import { dirOf, joinDir } from '../paths.js';
 import { isDevOnly, type Gemfile } from './gemfile.js';
 import type { Gemspec } from './gemspec.js';
 import { specKey, type GemfileLock, type LockSpec } from './parse-gemfile-lock.js';
@@ -7,7 +8,7 @@ import { specKey, type GemfileLock, type LockSpec } from './parse-gemfile-lock.j
 /**
  * A parsed Gemfile.lock as occurrences and edges. Every spec of a GEM, GIT, PATH or PLUGIN SOURCE
  * section is one occurrence (platform builds of one version are separate occurrences); the specs
- * of a PATH section whose remote is the lockfile's own folder are the project itself (roots).
+ * of a PATH section whose remote is the project's folder are the project itself (roots).
  * Dependency lines resolve to the exact occurrence: the one of that name; for a platform build
  * (`nokogiri (1.16.0-x86_64-linux)`) the build of the same platform, else the generic `ruby` one;
  * for a generic depender every build of the name (which one installs depends on the machine). The DEPENDENCIES section is the
@@ -24,12 +25,20 @@ export interface LockContext {
   /** Name of the project when no PATH gem or gemspec names it (its folder). */
   readonly fallbackName: string;
   readonly kind: string;
+  /** The lock's folder (PATH remotes are relative to it). */
+  readonly dir: string;
 }
 
 const RUBYGEMS = /^https?:\/\/(www\.)?rubygems\.org\/?$/;
 
-function isOwnFolder(remote: string | undefined): boolean {
-  return remote === '.' || remote === './' || remote === '';
+/**
+ * A PATH gem is the project itself when its remote is the lock's own folder (`.`), or the folder
+ * of an uploaded project gemspec of that name (an Appraisal gemfile's `gemspec path: "../"`).
+ */
+function isProject(spec: LockSpec, ctx: LockContext): boolean {
+  if (spec.source.type !== 'PATH') return false;
+  const folder = joinDir(ctx.dir, spec.source.remotes[0] ?? '.');
+  return folder === ctx.dir || ctx.gemspecs.some((g) => g.spec.name === spec.name && dirOf(g.path) === folder);
 }
 
 function sourceOf(spec: LockSpec): { source: OccurrenceSource; resolved: string | null; facts: Record<string, string> } {
@@ -83,7 +92,7 @@ export function lockInventory(path: string, lock: GemfileLock, ctx: LockContext)
     const hex = lock.checksums.get(key);
     const { source, resolved, facts } = sourceOf(spec);
     const init = { name: spec.name, version: spec.version, resolved, integrity: hexIntegrity('sha256', hex), facts };
-    const own = spec.source.type === 'PATH' && isOwnFolder(spec.source.remotes[0]);
+    const own = isProject(spec, ctx);
     // The project itself: its folder is the upload, not a location worth recording.
     const rootFacts: Record<string, string> = { ...projectFacts, ...(spec.platform === null ? {} : { platform: spec.platform }) };
     bySpec.set(spec, own ? b.root(key, { ...init, resolved: null, facts: rootFacts, license: licenseOf(spec.name), installPath: '' }) : b.add(key, { ...init, source }));

@@ -199,3 +199,24 @@ describe('gemspecs as gem build writes them', () => {
     expect(result.inventory.declarations.map((d) => `${d.name} ${d.range} (${d.kind})`)).toEqual(['rack >= 2.0, < 4 (runtime)', 'rspec ~> 3.12 (development)']);
   });
 });
+
+describe('Appraisal-style Gemfiles', () => {
+  it('a gemfiles/*.gemfile with its own lock finds the gemspec its `gemspec path:` names; a missing evaluated file is a notice', async () => {
+    const files = [
+      { path: 'widget.gemspec', content: 'Gem::Specification.new do |s|\n  s.name = "widget"\n  s.version = "1.0.0"\n  s.add_development_dependency "rake"\nend\n' },
+      { path: 'gemfiles/rails_7.gemfile', content: 'source "https://rubygems.org"\n\ngem "rails", "~> 7.1"\n\ngemspec path: "../"\neval_gemfile "../shared.gemfile"\n' },
+      {
+        path: 'gemfiles/rails_7.gemfile.lock',
+        content: 'PATH\n  remote: ..\n  specs:\n    widget (1.0.0)\n\nGEM\n  remote: https://rubygems.org/\n  specs:\n    rails (7.1.3)\n    rake (13.1.0)\n\nPLATFORMS\n  ruby\n\nDEPENDENCIES\n  rails (~> 7.1)\n  rake\n  widget!\n\nBUNDLED WITH\n   2.5.6\n',
+      },
+    ];
+    const result = await buildThrough(ruby, files);
+    expect(result.problems).toEqual([]);
+    // The PATH remote `..` is the folder of the widget gemspec: the project itself, not a dependency.
+    expect(rootsOf(result).map((o) => [o.name, o.ref])).toEqual([['widget', 'gemfiles/rails_7.gemfile.lock#widget (1.0.0)']]);
+    expect(inScope(result, 'dev')).toEqual(['rake@13.1.0']);
+    expect(inScope(result, 'required')).toEqual(['rails@7.1.3']);
+    expect(result.inventory.notices).toEqual(['gemfiles/rails_7.gemfile evaluates ../shared.gemfile, which was not uploaded: its gems are not known']);
+    expect(result.inventory.associations.map((a) => a.manifest).sort()).toEqual(['gemfiles/rails_7.gemfile', 'widget.gemspec']);
+  });
+});
