@@ -33,7 +33,7 @@ async function inventoryOf(files: InputFile[]): Promise<Inventory> {
 }
 
 // Other ecosystems keep their fixtures beside these, under their purl type; they have their own tests.
-const OTHER_ECOSYSTEMS = new Set(['cargo', 'golang']);
+const OTHER_ECOSYSTEMS = new Set(['cargo', 'golang', 'gem', 'composer']);
 const FIXTURE_SETS = readdirSync(LOCKFILES).filter((scenario) => !OTHER_ECOSYSTEMS.has(scenario)).flatMap((scenario) =>
   readdirSync(join(LOCKFILES, scenario)).map((tool) => [scenario, tool] as const),
 );

@@ -1,5 +1,7 @@
 import { cargoEcosystem } from './cargo/index.js';
 import { cocoapodsEcosystem } from './cocoapods/index.js';
+import { composerEcosystem } from './composer/index.js';
+import { gemEcosystem } from './gem/index.js';
 import { golangEcosystem } from './golang/index.js';
 import { hexEcosystem } from './hex/index.js';
 import { mavenEcosystem } from './maven/index.js';
@@ -30,6 +32,8 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     pypiEcosystem(options.registries.pypi ?? null),
     cargoEcosystem(options.registries.crates ?? null),
     mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
+    gemEcosystem(options.registries.rubygems ?? null),
+    composerEcosystem(options.registries.packagist ?? null),
     swiftEcosystem(),
     cocoapodsEcosystem(options.registries.cocoapods ?? null),
     hexEcosystem(options.registries.hex ?? null),

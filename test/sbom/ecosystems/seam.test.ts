@@ -51,10 +51,36 @@ describe('detection across ecosystems', () => {
     const detection = detectFiles(files, offlineEcosystems());
     const npm = [...detection.claims.entries()].find(([e]) => e.id === 'npm')?.[1] ?? [];
     expect(npm.map((f) => f.path).sort()).toEqual(['package-lock.json', 'package.json']);
-    expect(detection.unclaimed).toEqual(expect.arrayContaining(['src/App/packages.lock.json', 'composer.json']));
+    expect(detection.unclaimed).toEqual(expect.arrayContaining(['src/App/packages.lock.json']));
+    // composer.json is PHP's, by its name.
+    const php = [...detection.claims.entries()].find(([e]) => e.id === 'composer')?.[1] ?? [];
+    expect(php.map((f) => f.path)).toEqual(['composer.json']);
     // Pipfile.lock is Python's, by its name.
     const pypi = [...detection.claims.entries()].find(([e]) => e.id === 'pypi')?.[1] ?? [];
     expect(pypi.map((f) => f.path)).toEqual(['Pipfile.lock']);
+  });
+
+  it('Composer and Bundler files go to PHP and Ruby alone, by name', () => {
+    const files: InputFile[] = [
+      { path: 'composer.json', content: COMPOSER_JSON },
+      { path: 'composer.lock', content: JSON.stringify({ packages: [], 'packages-dev': [], dependencies: {} }) },
+      { path: 'Gemfile', content: 'source "https://rubygems.org"\ngem "rack"\n' },
+      { path: 'Gemfile.lock', content: 'GEM\n  remote: https://rubygems.org/\n  specs:\n    rack (3.0.9)\n' },
+      { path: 'gems/widget.gemspec', content: 'Gem::Specification.new do |s|\n  s.name = "widget"\nend\n' },
+      { path: 'other/Gemfile.lock', content: '{"lockfileVersion": 3, "packages": {}}' },
+      ...SMALL_NPM(),
+    ];
+    const detection = detectFiles(files, offlineEcosystems());
+    const claimed = (id: string) => ([...detection.claims.entries()].find(([e]) => e.id === id)?.[1] ?? []).map((f) => `${f.path}:${f.kind}`).sort();
+    expect(claimed('npm')).toEqual(['package-lock.json:npm-lock', 'package.json:package-json']);
+    expect(claimed('composer')).toEqual(['composer.json:composer-json', 'composer.lock:composer-lock']);
+    // A Gemfile.lock is Bundler's whatever it holds (JSON there is a malformed lockfile, not npm's).
+    expect(claimed('gem')).toEqual(['Gemfile.lock:gemfile-lock', 'Gemfile:gemfile', 'gems/widget.gemspec:gemspec', 'other/Gemfile.lock:gemfile-lock']);
+  });
+
+  it('a Gemfile.lock holding JSON fails as a malformed Ruby lockfile naming the file', async () => {
+    const failure = await analyze([{ path: 'other/Gemfile.lock', content: '{"lockfileVersion": 3, "packages": {}}' }], 'text').catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: 'no_manifest_evidence', problems: [{ path: 'other/Gemfile.lock', reason: 'malformed', line: 1 }] });
   });
 
   it('lets a well-known name win over another ecosystem’s claim by content', () => {

@@ -1,0 +1,80 @@
+import type { MetadataClient } from '../../enrich-types.js';
+import type { PackageMetadata } from '../../metadata.js';
+import type { RegistryEndpoint } from '../types.js';
+import { isRecord, licenseOf, text } from './manifest.js';
+
+/**
+ * Metadata from Packagist's Composer v2 repository: `GET /p2/<vendor>/<name>.json` lists the
+ * tagged versions, `GET /p2/<vendor>/<name>~dev.json` the branches (`dev-main`, `1.x-dev`). The
+ * list is minified (`"minified": "composer/2.0"`): the first version is whole, each later one
+ * states only what changed from the one before, `"__unset"` removing a key (Composer's
+ * MetadataMinifier::expand). The lock's own license comes first (the pipeline merges registry
+ * facts over an absent one only).
+ */
+
+type Version = Record<string, unknown>;
+
+/** Composer's MetadataMinifier::expand. */
+export function expandMinified(versions: readonly unknown[]): Version[] {
+  const out: Version[] = [];
+  let previous: Version | null = null;
+  for (const v of versions) {
+    if (!isRecord(v)) continue;
+    const base: Version = previous ?? {};
+    // Keys the previous version had and this one neither restates nor unsets carry over.
+    const next: Version = Object.fromEntries([...Object.entries(base), ...Object.entries(v)].filter(([, value]) => value !== '__unset'));
+    for (const [key, value] of Object.entries(v)) if (value === '__unset') Reflect.deleteProperty(next, key);
+    out.push(next);
+    previous = next;
+  }
+  return out;
+}
+
+/** A branch version (`dev-main`, `2.x-dev`) is in the `~dev` file. */
+export function isDevVersion(version: string): boolean {
+  return version.startsWith('dev-') || version.endsWith('-dev');
+}
+
+function authorOf(value: unknown): string | null {
+  if (!Array.isArray(value)) return null;
+  const first: unknown = value[0];
+  if (!isRecord(first)) return null;
+  const name = text(first['name']);
+  const email = text(first['email']);
+  if (name === null) return email;
+  return email === null ? name : `${name} <${email}>`;
+}
+
+function deprecation(value: unknown): string | null {
+  if (value === true) return 'abandoned';
+  const replacement = text(value);
+  return replacement === null ? null : `abandoned, use ${replacement}`;
+}
+
+export function packagistMetadataClient(registry: RegistryEndpoint): MetadataClient {
+  const base = registry.base.replace(/\/+$/, '');
+  return {
+    async fetch(name, version, signal): Promise<PackageMetadata | null> {
+      const lower = name.toLowerCase();
+      const file = `${lower.split('/').map(encodeURIComponent).join('/')}${isDevVersion(version) ? '~dev' : ''}`;
+      const doc = await registry.http.json(`${base}/p2/${file}.json`, { signal });
+      if (!isRecord(doc) || !isRecord(doc['packages'])) return null;
+      const list = doc['packages'][lower];
+      if (!Array.isArray(list)) return null;
+      const versions = doc['minified'] === 'composer/2.0' ? expandMinified(list) : list.filter(isRecord);
+      const strip = (v: string): string => v.replace(/^v(?=\d)/i, '');
+      const found = versions.find((v) => v['version'] === version) ?? versions.find((v) => typeof v['version'] === 'string' && strip(v['version']) === strip(version));
+      if (found === undefined) return null;
+      const source = isRecord(found['source']) ? text(found['source']['url']) : null;
+      const support = isRecord(found['support']) ? text(found['support']['source']) : null;
+      return {
+        license: licenseOf(found['license']),
+        description: text(found['description']),
+        homepage: text(found['homepage']),
+        repository: source ?? support,
+        author: authorOf(found['authors']),
+        deprecated: deprecation(found['abandoned']),
+      };
+    },
+  };
+}

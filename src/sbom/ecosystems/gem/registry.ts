@@ -1,0 +1,48 @@
+import type { MetadataClient } from '../../enrich-types.js';
+import type { PackageMetadata } from '../../metadata.js';
+import type { RegistryEndpoint } from '../types.js';
+import { licenseExpression } from './gemspec.js';
+
+/**
+ * Metadata from the RubyGems.org API v2, one request per coordinate:
+ * `GET /api/v2/rubygems/<name>/versions/<version>.json` (the generic `ruby` platform's build, which
+ * every platform build of a version shares its gemspec facts with). rubygems.org answers with the
+ * gem's fields (`info`, `licenses`, `authors`, `homepage_uri`, `source_code_uri`, `metadata`,
+ * `yanked`); older servers answer with the version's (`summary`, `description`, `licenses`), so both
+ * are read. `licenses` lists alternatives (RubyGems documents several licenses as a choice, like
+ * Ruby's own "Ruby or BSD-2-Clause"): joined with OR.
+ */
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+function licenses(value: unknown): string | null {
+  if (typeof value === 'string') return text(value);
+  if (!Array.isArray(value)) return null;
+  return licenseExpression(value.filter((v): v is string => typeof v === 'string'));
+}
+
+export function rubygemsMetadataClient(registry: RegistryEndpoint): MetadataClient {
+  const base = registry.base.replace(/\/+$/, '');
+  return {
+    async fetch(name, version, signal): Promise<PackageMetadata | null> {
+      const url = `${base}/api/v2/rubygems/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}.json`;
+      const doc = record(await registry.http.json(url, { signal }));
+      if (doc === null) return null;
+      const meta = record(doc['metadata']) ?? {};
+      return {
+        license: licenses(doc['licenses']),
+        description: text(doc['info']) ?? text(doc['summary']) ?? text(doc['description']),
+        homepage: text(doc['homepage_uri']) ?? text(meta['homepage_uri']),
+        repository: text(doc['source_code_uri']) ?? text(meta['source_code_uri']),
+        author: text(doc['authors']),
+        deprecated: doc['yanked'] === true ? 'yanked' : null,
+      };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Test helpers shared by the ecosystems' tests: a fixture folder as an upload, scopes and edges by
+ * label, and the growth measure of the linearity checks.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Ecosystem, EcosystemInventory } from '../../src/sbom/ecosystems/types.js';
+import type { Occurrence } from '../../src/sbom/model.js';
+import type { InputFile } from '../../src/sbom/types.js';
+import { buildThrough } from './ecosystem.js';
+import { FIXTURES } from './fixtures.js';
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
+}
+
+/** The files of `test/fixtures/lockfiles/<ecosystem>/<set>` as an upload (paths relative to the set). */
+export function fixtureUpload(ecosystem: string, set: string, only?: readonly string[]): InputFile[] {
+  const root = join(FIXTURES, 'lockfiles', ecosystem, set);
+  return walk(root)
+    .sort()
+    .map((p) => ({ path: relative(root, p), content: readFileSync(p, 'utf8') }))
+    .filter((f) => only === undefined || only.includes(f.path));
+}
+
+/** `name@version[-platform]` (a Ruby platform build is an occurrence of its own). */
+export const label = (o: Occurrence): string => `${o.name}@${o.version ?? ''}${o.facts['platform'] === undefined ? '' : `-${o.facts['platform']}`}`;
+
+/** Labels of the non-root occurrences in a scope (`unknown`: the file records none). */
+export function inScope(result: EcosystemInventory, scope: 'required' | 'optional' | 'dev' | 'unknown'): string[] {
+  const roots = new Set(result.inventory.roots);
+  return result.inventory.occurrences
+    .filter((o) => !roots.has(o.ref))
+    .filter((o) => (scope === 'unknown' ? !o.scopeKnown : o.scopeKnown && (scope === 'dev' ? o.dev : scope === 'optional' ? !o.dev && o.optional : !o.dev && !o.optional)))
+    .map(label)
+    .sort();
+}
+
+/** The edges of one occurrence as `label (kind)`. */
+export function edgesFrom(result: EcosystemInventory, name: string, platform?: string): string[] {
+  const byRef = new Map(result.inventory.occurrences.map((o) => [o.ref, o]));
+  const from = result.inventory.occurrences.find((o) => o.name === name && o.facts['platform'] === platform);
+  return (from?.dependencies ?? []).map((e) => `${byRef.get(e.ref) ? label(byRef.get(e.ref) as Occurrence) : e.ref} (${e.kind})`).sort();
+}
+
+async function fastest(eco: Ecosystem, files: InputFile[]): Promise<number> {
+  let best = Infinity;
+  for (let run = 0; run < 5; run++) {
+    const started = performance.now();
+    const result = await buildThrough(eco, files);
+    best = Math.min(best, performance.now() - started);
+    if (result.inventory.occurrences.length === 0) throw new Error('the input gave no occurrences');
+  }
+  return best;
+}
+
+/**
+ * Growth, not speed (as test/sbom/parsers-linear.test.ts measures npm's): the build time of an
+ * input of size 8n over that of size n, each the fastest of five runs (after one warm-up run).
+ * A linear build stays well below the 64 a quadratic step gives.
+ */
+export async function growth(eco: Ecosystem, make: (n: number) => InputFile, n: number): Promise<number> {
+  await buildThrough(eco, [make(n)]);
+  const small = await fastest(eco, [make(n)]);
+  const large = await fastest(eco, [make(8 * n)]);
+  return large / Math.max(small, 1);
+}
+
+export const GROWTH_BOUND = 14;

@@ -1,0 +1,23 @@
+import { afterEach } from 'vitest';
+import { registryHttp } from '../../src/registry/http.js';
+import type { RegistryEndpoint } from '../../src/sbom/ecosystems/types.js';
+
+/**
+ * Starts fixture registries (any of the `start*Registry` servers) with a registry HTTP client
+ * pointed at each (no retries: failure tests want the failure at once); everything started is
+ * closed after each test.
+ */
+export function registryFixtures<O, R extends { readonly url: string; close(): Promise<void> }>(
+  start: (options: O) => Promise<R>,
+): (options: O, timeoutMs?: number) => Promise<{ registry: R; endpoint: RegistryEndpoint }> {
+  const open: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of open.splice(0)) await close();
+  });
+  return async (options, timeoutMs = 5_000) => {
+    const registry = await start(options);
+    const http = registryHttp({ timeoutMs, retries: 0, userAgent: 'pkgscope-test (fixture)' });
+    open.push(() => http.close(), () => registry.close());
+    return { registry, endpoint: { base: registry.url, http } };
+  };
+}
