@@ -47,6 +47,8 @@ const BATCH_BYTES = 8 * 1024 * 1024;
 const PREFILTER_TIMEOUT_MS = 1000;
 /** Stored texts the prefilter may name; a pattern matching more is read in path order instead. */
 const PREFILTER_CAP = 1000;
+/** How long a pattern the index could not narrow is read in path order without asking again. */
+const COMMON_PATTERN_MS = 60_000;
 /** How long a snapshot's unindexed contents are taken as known while some remain. */
 const UNINDEXED_RECHECK_MS = 10_000;
 /** Every file of a snapshot (recursive from the top, no filter). */
@@ -89,6 +91,8 @@ function cancelled(error: unknown): boolean {
  * page that stopped at a bound says which, and its cursor goes on from there.
  */
 export class GrepService {
+  /** Prefilters the index found too common to narrow, until when that is taken as known. */
+  private readonly common = new Map<string, number>();
   private readonly unindexedBySnapshot = new Map<string, { readonly missing: ReadonlySet<string>; readonly until: number }>();
 
   constructor(private readonly deps: GrepServiceDeps) {}
@@ -129,11 +133,11 @@ export class GrepService {
    * Contents of an inventory with no indexed text (over the indexed size, or stored before there
    * was an index): always scanned. Asked once per snapshot: a ready snapshot never changes.
    */
-  private async unindexed(served: ServedInventory, files: readonly StoredEntry[]): Promise<ReadonlySet<string>> {
+  private async unindexed(served: ServedInventory, files: () => readonly StoredEntry[]): Promise<ReadonlySet<string>> {
     const key = `${served.row.id}:${served.generation}`;
     const known = this.unindexedBySnapshot.get(key);
     if (known !== undefined && (known.missing.size === 0 || this.now() < known.until)) return known.missing;
-    const hashes = [...new Set(files.map((f) => f.contentHash).filter((h): h is string => h !== null))];
+    const hashes = [...new Set(files().filter((f) => f.lineCount !== null).map((f) => f.contentHash).filter((h): h is string => h !== null))];
     const indexed = await this.deps.store.indexedTexts(hashes);
     const missing = new Set(hashes.filter((h) => !indexed.has(h)));
     if (this.unindexedBySnapshot.size >= 1000) this.unindexedBySnapshot.clear();
@@ -145,20 +149,30 @@ export class GrepService {
   /** The selected text files that can match, in path order, from the cursor's file on. */
   private async candidates(served: ServedInventory, query: GrepQuery, matcher: Matcher, from: Position | null): Promise<{ files: StoredEntry[]; narrowed: boolean }> {
     const index = await this.deps.catalog.index(served.row.id, served.generation);
-    let files = index.selectedFiles(query.selection, from?.path ?? null).filter((e) => e.contentHash !== null && e.lineCount !== null);
-    if (from !== null && from.line === FILE_DONE) files = files.filter((f) => f.path !== from.path);
-    if (matcher.prefilter === null) return { files, narrowed: false };
+    const usable = (files: StoredEntry[]): StoredEntry[] =>
+      files.filter((e) => e.contentHash !== null && e.lineCount !== null && !(from !== null && from.line === FILE_DONE && e.path === from.path));
+    const everything = (): { files: StoredEntry[]; narrowed: false } => ({ files: usable(index.selectedFiles(query.selection, from?.path ?? null)), narrowed: false });
+    if (matcher.prefilter === null) return everything();
+    // A pattern found too common a moment ago still is: no need to ask the index again.
+    const commonKey = `${matcher.prefilter.kind}\u0000${String(query.pattern.caseSensitive)}\u0000${matcher.prefilter.pattern}`;
+    const known = this.common.get(commonKey);
+    if (known !== undefined && this.now() < known) return everything();
     let found: { hashes: Set<string>; complete: boolean };
     try {
       found = await this.deps.store.grepCandidates({ ...matcher.prefilter, caseSensitive: query.pattern.caseSensitive, timeoutMs: PREFILTER_TIMEOUT_MS }, PREFILTER_CAP);
     } catch (error) {
       if (!cancelled(error)) throw error;
-      return { files, narrowed: false };
+      return everything();
     }
     // Too common to narrow: reading in path order fills a page soonest.
-    if (!found.complete) return { files, narrowed: false };
-    const unindexed = await this.unindexed(served, index.selectedFiles(ALL_FILES));
-    return { files: files.filter((f) => f.contentHash !== null && (found.hashes.has(f.contentHash) || unindexed.has(f.contentHash))), narrowed: true };
+    if (!found.complete) {
+      if (this.common.size >= 1000) this.common.clear();
+      this.common.set(commonKey, this.now() + COMMON_PATTERN_MS);
+      return everything();
+    }
+    const unindexed = await this.unindexed(served, () => index.selectedFiles(ALL_FILES));
+    // The index's answer is mapped back to paths: no walk over the whole snapshot.
+    return { files: usable(index.selectedWithContent(query.selection, [...found.hashes, ...unindexed], from?.path ?? null)), narrowed: true };
   }
 
   /** Texts of a batch of files: from the index, else decompressed (and indexed for next time). */

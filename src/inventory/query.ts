@@ -158,6 +158,36 @@ export class InventoryIndex {
     return out;
   }
 
+  /** File and page slots by content hash, made on first use (grep maps the index's answer back to paths). */
+  private byHash: Map<string, Slot[]> | null = null;
+
+  /**
+   * The files and pages with one of `hashes` that `selection` selects, in byte order of path, from
+   * `from` on (inclusive): `selectedFiles` for a few contents, without walking the whole snapshot.
+   */
+  selectedWithContent(selection: Selection, hashes: Iterable<string>, from: string | null = null): StoredEntry[] {
+    if (this.byHash === null) {
+      this.byHash = new Map();
+      for (const slot of this.slots) {
+        const hash = slot.entry.kind === 'directory' ? null : slot.entry.contentHash;
+        if (hash === null) continue;
+        const list = this.byHash.get(hash);
+        if (list) list.push(slot);
+        else this.byHash.set(hash, [slot]);
+      }
+    }
+    const matches = this.matcher(selection);
+    const fromKey = from === null ? null : Buffer.from(from, 'utf8');
+    const picked: Slot[] = [];
+    for (const hash of hashes) {
+      for (const slot of this.byHash.get(hash) ?? []) {
+        if ((fromKey === null || Buffer.compare(slot.key, fromKey) >= 0) && matches(slot)) picked.push(slot);
+      }
+    }
+    picked.sort((a, b) => Buffer.compare(a.key, b.key));
+    return picked.map((slot) => slot.entry).filter((e): e is StoredEntry => e.kind !== 'directory');
+  }
+
   /** The existing path a selector names: itself, or its unescaped form (see exactSelector). */
   private literal(selector: string): string | null {
     if (this.isDirectory(selector) || this.files.has(selector)) return selector;
