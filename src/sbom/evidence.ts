@@ -23,17 +23,19 @@ export function evidenceOf(inventory: Inventory, failedCoordinates: readonly str
   const unresolved = inventory.resolutions.filter(
     (r) => r.outcome !== 'lockfile' && r.outcome !== 'resolved',
   );
+  // What the platform provides is declared, not missing.
+  const missing = inventory.declarations.filter((d) => d.provided !== true);
   const basis: ResolutionBasis =
     fromLockfiles && resolved ? 'lockfile_records_and_manifest_resolution' : resolved ? 'manifest_resolution' : 'lockfile_records';
   const completeness: Completeness =
-    unresolved.length > 0 || inventory.declarations.length > 0
+    unresolved.length > 0 || missing.length > 0
       ? 'partial_manifest_inventory'
       : fromLockfiles && resolved
         ? 'mixed_dependency_inventory'
         : resolved
           ? 'resolved_manifest_inventory'
           : 'recorded_lockfile_inventory';
-  const graphComplete = unresolved.length === 0 && inventory.declarations.length === 0 && inventory.notices.length === 0;
+  const graphComplete = unresolved.length === 0 && missing.length === 0 && inventory.notices.length === 0;
 
   const sentences: string[] = [];
   if (basis === 'lockfile_records') {
@@ -53,9 +55,11 @@ export function evidenceOf(inventory: Inventory, failedCoordinates: readonly str
   for (const r of unresolved) {
     sentences.push(`${r.manifest} was not resolved (${r.outcome})${r.detail === null ? '' : `: ${r.detail}`}.`);
   }
-  if (inventory.declarations.length > 0) {
-    sentences.push(`${inventory.declarations.length} declared requirement(s) are listed unresolved in service:declarations.`);
+  if (missing.length > 0) {
+    sentences.push(`${missing.length} declared requirement(s) are listed unresolved in service:declarations.`);
   }
+  const provided = inventory.declarations.length - missing.length;
+  if (provided > 0) sentences.push(`${provided} requirement(s) on the platform or SDK (not packages) are listed in service:declarations.`);
   if (failedCoordinates.length > 0) {
     const shown = failedCoordinates.slice(0, 20).join(', ');
     const more = failedCoordinates.length > 20 ? ` and ${failedCoordinates.length - 20} more` : '';

@@ -68,6 +68,11 @@ export interface Declaration {
   readonly kind: string;
   /** The ecosystem (purl type); absent means npm, for documents written before there were others. */
   readonly ecosystem?: string;
+  /**
+   * The platform or SDK provides it (`php`, `ext-json`, the Flutter SDK's `flutter`): never a
+   * package to install, so it does not make the inventory partial.
+   */
+  readonly provided?: true;
 }
 
 export interface LockfileRecord {

@@ -1,3 +1,4 @@
+import { isPlatform } from './detect.js';
 import type { Declaration } from '../../model.js';
 import { parseJson } from '../../safe-parse.js';
 import { AnalysisError, type FileProblem } from '../../types.js';
@@ -70,7 +71,9 @@ export function readComposerJson(path: string, content: string): JsonRead<Compos
 export function declarationsOf(manifest: ComposerManifest, only: (name: string) => boolean = () => true): Declaration[] {
   const out: Declaration[] = [];
   for (const [kind, map] of [['require', manifest.require], ['require-dev', manifest.requireDev]] as const) {
-    for (const [name, range] of Object.entries(map)) if (only(name)) out.push({ manifest: manifest.path, name, range, kind, ecosystem: 'composer' });
+    for (const [name, range] of Object.entries(map)) {
+      if (only(name)) out.push({ manifest: manifest.path, name, range, kind, ecosystem: 'composer', ...(isPlatform(name) ? { provided: true as const } : {}) });
+    }
   }
   return out;
 }

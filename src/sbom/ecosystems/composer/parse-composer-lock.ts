@@ -155,7 +155,7 @@ export function parseComposerLock(path: string, content: string, ctx: LockContex
     for (const o of all) if (!required.has(o.ref)) b.edge(root, o, o.dev ? 'dev' : 'prod');
   }
   for (const [kind, map] of [['platform', links(doc['platform'])], ['platform-dev', links(doc['platform-dev'])]] as const) {
-    for (const [name, range] of Object.entries(map)) b.unresolved({ manifest: manifest?.path ?? path, name, range, kind, ecosystem: 'composer' });
+    for (const [name, range] of Object.entries(map)) b.unresolved({ manifest: manifest?.path ?? path, name, range, kind, ecosystem: 'composer', provided: true });
   }
   if (missing.size > 0) b.notice(`${path} requires ${[...missing].sort().join(', ')}, which no entry provides`);
   return { ok: true, inventory: b.finish({ kind: 'composer.lock', version: text(doc['plugin-api-version']), scopes: 'recorded' }) };

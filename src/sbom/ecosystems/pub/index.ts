@@ -68,7 +68,7 @@ function buildLock(file: ClaimedFile, members: readonly Member[]): Inventory {
   );
   for (const p of packages) {
     if (p.sdk !== null) {
-      b.unresolved({ manifest: file.path, name: p.name, range: `sdk: ${p.sdk}${sdks[p.sdk] === undefined ? '' : ` ${sdks[p.sdk] ?? ''}`}`, kind: p.dependency, ecosystem: 'pub' });
+      b.unresolved({ manifest: file.path, name: p.name, range: `sdk: ${p.sdk}${sdks[p.sdk] === undefined ? '' : ` ${sdks[p.sdk] ?? ''}`}`, kind: p.dependency, ecosystem: 'pub', provided: true });
       continue;
     }
     // A workspace member's own entry (a path package) is its root, not a component.

@@ -55,8 +55,11 @@ describe('PHP documents', () => {
     expect(byName('guzzlehttp/guzzle')?.purl).toBe('pkg:composer/guzzlehttp/guzzle@7.8.1');
     expect(byName('guzzlehttp/guzzle')?.hashes).toEqual([{ alg: 'SHA-1', content: 'c928fcf0605a0b74357c396646da4c65ac010d56' }]);
     expect(byName('acme/private-sdk')?.licenses).toEqual([{ expression: 'LGPL-2.1-only OR GPL-3.0-or-later' }]);
-    const declared = JSON.parse(property(doc, 'service:declarations') ?? '[]') as { name: string }[];
+    const declared = JSON.parse(property(doc, 'service:declarations') ?? '[]') as { name: string; provided?: boolean }[];
     expect(declared.map((d) => d.name)).toEqual(['php', 'ext-json', 'ext-xdebug']);
+    // The platform provides them: declared, and the inventory is still the lock's whole record.
+    expect(declared.every((d) => d.provided === true)).toBe(true);
+    expect(property(doc, 'service:completeness')).toBe('recorded_lockfile_inventory');
     const root = doc.dependencies.find((d) => d.ref === doc.metadata.component?.['bom-ref']);
     expect(root?.dependsOn).toHaveLength(8);
   });
