@@ -6,6 +6,7 @@ import { golangEcosystem } from './golang/index.js';
 import { hexEcosystem } from './hex/index.js';
 import { mavenEcosystem } from './maven/index.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
+import { nugetEcosystem } from './nuget/index.js';
 import { pubEcosystem } from './pub/index.js';
 import { pypiEcosystem } from './pypi/index.js';
 import { swiftEcosystem } from './swift/index.js';
@@ -38,6 +39,7 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
     cocoapodsEcosystem(options.registries.cocoapods ?? null),
     hexEcosystem(options.registries.hex ?? null),
     pubEcosystem(options.registries.pub ?? null),
+    nugetEcosystem(options.registries.nuget ?? null),
   ];
 }
 

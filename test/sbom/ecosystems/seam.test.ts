@@ -8,7 +8,7 @@ import type { Ecosystem } from '../../../src/sbom/ecosystems/types.js';
 import { buildApp } from '../../../src/http/app.js';
 import { createLogger } from '../../../src/logger.js';
 import { sbomRoutes } from '../../../src/routes/sbom.js';
-import { AnalysisError, type InputFile } from '../../../src/sbom/types.js';
+import type { InputFile } from '../../../src/sbom/types.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { SMALL_NPM } from '../../helpers/fixtures.js';
 
@@ -51,7 +51,9 @@ describe('detection across ecosystems', () => {
     const detection = detectFiles(files, offlineEcosystems());
     const npm = [...detection.claims.entries()].find(([e]) => e.id === 'npm')?.[1] ?? [];
     expect(npm.map((f) => f.path).sort()).toEqual(['package-lock.json', 'package.json']);
-    expect(detection.unclaimed).toEqual(expect.arrayContaining(['src/App/packages.lock.json']));
+    // packages.lock.json is NuGet's, by its name.
+    const nuget = [...detection.claims.entries()].find(([e]) => e.id === 'nuget')?.[1] ?? [];
+    expect(nuget.map((f) => f.path)).toEqual(['src/App/packages.lock.json']);
     // composer.json is PHP's, by its name.
     const php = [...detection.claims.entries()].find(([e]) => e.id === 'composer')?.[1] ?? [];
     expect(php.map((f) => f.path)).toEqual(['composer.json']);
@@ -89,10 +91,11 @@ describe('detection across ecosystems', () => {
     expect([...detection.claims.keys()].map((e) => e.id)).toEqual(['npm']);
   });
 
-  it('fails a NuGet lockfile with no_manifest_evidence naming the file, never an internal error', async () => {
-    const failure = await analyze([{ path: 'packages.lock.json', content: NUGET_LOCK }], 'cyclonedx').catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(AnalysisError);
-    expect(failure).toMatchObject({ code: 'no_manifest_evidence', problems: [{ path: 'packages.lock.json', reason: 'not_recognised' }] });
+  it('reads a NuGet lockfile as .NET, never as an npm manifest (it once ended in an internal error)', async () => {
+    const result = await analyze([{ path: 'packages.lock.json', content: NUGET_LOCK }], 'cyclonedx');
+    const doc = JSON.parse(result.document) as { components: { purl?: string }[] };
+    expect(doc.components.length).toBeGreaterThan(0);
+    expect(doc.components.every((c) => c.purl?.startsWith('pkg:nuget/') ?? true)).toBe(true);
   });
 
   it('names a recognised but malformed lockfile', async () => {
@@ -177,13 +180,13 @@ describe('diagnostics over HTTP', () => {
         method: 'POST',
         url: '/v1/experimental/sbom',
         headers: { authorization: `Bearer ${token}` },
-        payload: { format: 'text', files: [{ path: 'src/App/packages.lock.json', content: NUGET_LOCK }, { path: 'package-lock.json', content: '{' }] },
+        payload: { format: 'text', files: [{ path: 'src/App/notes.txt', content: 'hello' }, { path: 'package-lock.json', content: '{' }] },
       });
       expect(res.statusCode).toBe(422);
       const body = res.json<{ failure_code: string; detail: string; diagnostics: unknown[] }>();
       expect(body).toMatchObject({ code: 'ANALYSIS_FAILED', failure_code: 'no_manifest_evidence', detail: 'The analysis failed; failure_code tells why.' });
       expect(body.diagnostics).toMatchObject([
-        { path: 'src/App/packages.lock.json', reason: 'not_recognised', line: null, column: null, package: null },
+        { path: 'src/App/notes.txt', reason: 'not_recognised', line: null, column: null, package: null },
         { path: 'package-lock.json', reason: 'malformed', line: null, column: null, package: null },
       ]);
       expect(JSON.stringify(body)).not.toMatch(/at .*\.ts:\d+|node_modules/);
