@@ -1,12 +1,16 @@
 /**
  * bench:inventory — one API process, and one fresh worker process per target kind so each peak
  * RSS is its own: prepare a package of 20,000 files (the reference), a local git repository of
- * the same 20,000 files (file:// host) and crawl a local documentation site of 1,000 pages; print
+ * the same 20,000 files (file:// host), the same files as a Go module zip from a local module
+ * proxy (the zip reader's figures beside the tarball's), and crawl a local documentation site of 1,000 pages; print
  * request→ready time and the worker's peak RSS for each, then POST /v1/list and GET /v1/read
  * req/s for each kind with autocannon (100 connections, 10 s); then POST /v1/grep over the
  * package (selective and broad, literal and regex): req/s, p50 and p99.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +25,7 @@ import { DocsSite, htmlPage, type SiteResource } from '../test/helpers/docs-site
 import { GitHost } from '../test/helpers/git-host.js';
 import { startFixtureRegistry } from '../test/helpers/registry.js';
 import { packageTarball } from '../test/helpers/tarball.js';
+import { makeZip } from '../test/helpers/zip.js';
 import { BENCH_RATE_LIMIT, benchDatabase, stopProcesses, supervise, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
@@ -46,11 +51,31 @@ function siteResources(): Record<string, SiteResource> {
   return resources;
 }
 
+/** A bare HTTP fixture on 127.0.0.1. */
+async function serve(handle: (path: string, res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => handle(new URL(req.url ?? '/', 'http://x').pathname, res));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 async function main(): Promise<void> {
   const files = sourceFiles(FILES);
   const bytes = Object.values(files).reduce((n, c) => n + Buffer.byteLength(c), 0);
   console.log(`source: ${FILES} files, ${(bytes / 1e6).toFixed(1)} MB, as a package tarball and as a git repository`);
   const registry = await startFixtureRegistry({ packages: { 'bench-big': { versions: { '1.0.0': { _tarball: await packageTarball(files) } } } } });
+  // The same tree as a Go module: a module proxy answering the list, .info and the zip.
+  const moduleZip = await makeZip(Object.fromEntries(Object.entries(files).map(([p, c]) => [`example.test/bench@v1.0.0/${p}`, c])));
+  const goProxy = await serve((path, res) => {
+    if (path === '/example.test/bench/@v/list') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('v1.0.0\n');
+    if (path === '/example.test/bench/@v/v1.0.0.info') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"Version":"v1.0.0"}');
+    if (path === '/example.test/bench/@v/v1.0.0.zip') return void res.writeHead(200, { 'content-type': 'application/zip' }).end(moduleZip);
+    res.writeHead(404).end();
+  });
+  console.log(`go module zip: ${(moduleZip.length / 1e6).toFixed(1)} MB`);
   const host = await GitHost.start();
   await host.create('bench', 'big');
   const commit = await host.commit('bench', 'big', 'main', files);
@@ -72,6 +97,7 @@ async function main(): Promise<void> {
     ...BENCH_RATE_LIMIT,
     npm_config_registry: `${registry.url}/`,
     GIT_HOSTS: JSON.stringify({ github: host.baseUrl }),
+    PACKAGE_REGISTRIES: JSON.stringify({ go: goProxy.url }),
     GIT_CACHE_DIR: cacheDir,
     SITE_ALLOW_PRIVATE_ADDRESSES: 'true',
     LOG_LEVEL: 'info',
@@ -88,7 +114,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate' };
 
-  const prepare = async (label: string, target: string, done: string): Promise<void> => {
+  const prepare = async (label: string, target: string, done: string, kind = label): Promise<void> => {
     const worker = start(['worker']);
     const logs = new LogWatcher(worker);
     await logs.waitFor((l) => l['msg'] === 'worker started');
@@ -100,7 +126,7 @@ async function main(): Promise<void> {
     const total = performance.now() - started;
     const what = label === 'site' ? `${String(ready['pages'])} pages, first page listed after ${ms(firstAt)}` : `${String(ready['files'])} files`;
     // Grep's trigram index is written after the snapshot is ready: its own line.
-    const indexed = label === 'site' ? null : await logs.waitFor((l) => l['msg'] === `${label} texts indexed`);
+    const indexed = label === 'site' ? null : await logs.waitFor((l) => l['msg'] === `${kind} texts indexed`);
     console.log(
       `${label.padEnd(10)} preparation ${ms(total)} request→ready (worker's own ${String(ready['ms'])} ms; ${what}); ` +
         `worker peak RSS ${peakRssMb(worker.pid ?? 0).toFixed(0)} MB; first answer ${String(first.code_index_state ?? first.inventory_state)}` +
@@ -109,6 +135,7 @@ async function main(): Promise<void> {
     await stopProcesses([worker]);
   };
   await prepare('package', 'npm:bench-big@1.0.0', 'package inventory ready');
+  await prepare('go module', 'go:example.test/bench@v1.0.0', 'package inventory ready', 'package');
   await prepare('repository', `github:bench/big@${commit}`, 'repository inventory ready');
   await prepare('site', `site:${site.host}/docs`, 'crawl finished');
 
@@ -116,6 +143,7 @@ async function main(): Promise<void> {
 
   const listTargets: [string, string][] = [
     ['package (pinned)', 'npm:bench-big@1.0.0'],
+    ['go module (pinned)', 'go:example.test/bench@v1.0.0'],
     ['repository (commit)', `github:bench/big@${commit}`],
     ['repository (branch)', 'github:bench/big@main'],
     ['site', `site:${site.host}/docs`],
@@ -149,7 +177,7 @@ async function main(): Promise<void> {
   }
 
   await stopProcesses(children);
-  await Promise.all([registry.close(), site.close(), host.close(), rm(cacheDir, { recursive: true, force: true })]);
+  await Promise.all([registry.close(), goProxy.close(), site.close(), host.close(), rm(cacheDir, { recursive: true, force: true })]);
   const redis = new Redis(REDIS_URL);
   const keys = await redis.keys(`${prefix}:*`);
   if (keys.length > 0) await redis.del(...keys);

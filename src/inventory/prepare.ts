@@ -5,10 +5,11 @@ import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
 import { classifyFile, fileTypeOf, intentOf, languageOf, textFacts, type InventoryContext } from './classify.js';
 import type { StoredEntry } from './query.js';
-import { RegistryUnavailable, TarballUnavailable, type PackageVersion } from './sources/npm.js';
+import { RegistryUnavailable, TarballUnavailable } from './sources/npm.js';
+import type { PackageVersion } from './sources/registry-source.js';
 import type { PackageRegistry, PackageSources } from './sources/registry-source.js';
 import type { BlobRecord, InventoryRow, InventoryStore } from './store.js';
-import { readTarball, TarLimitError, type TarLimits } from './tar-reader.js';
+import { TarLimitError, type TarLimits } from './tar-reader.js';
 
 export interface PreparationDeps {
   readonly store: InventoryStore;
@@ -252,8 +253,7 @@ export async function preparePackageInventory(id: string, deps: PreparationDeps)
     const provenance = await source.provenance(claimed.packageName ?? '', claimed.version ?? '');
     Object.assign(facts, provenance);
     const collector = new EntryCollector(store, 'package', true);
-    const stream = await source.tarball(packageVersionOf(claimed));
-    const read = await readTarball(stream, deps.limits, (file) => collector.add(file.path, file.size, file.bytes));
+    const read = await source.read(packageVersionOf(claimed), deps.limits, (file) => collector.add(file.path, file.size, file.bytes));
     await collector.flush();
     const entries = [...collector.entries.values()];
     const skipped = [...read.skipped, ...collector.notes].slice(0, 200);

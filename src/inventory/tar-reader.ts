@@ -47,8 +47,12 @@ class ConsumerFailure extends Error {
 
 /** A reason the archive was refused as a whole. */
 export class TarLimitError extends Error {
-  constructor(readonly reason: 'too_large' | 'compression_ratio' | 'too_many_entries' | 'corrupt', message: string) {
-    super(message);
+  constructor(
+    readonly reason: 'too_large' | 'compression_ratio' | 'too_many_entries' | 'corrupt',
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
     this.name = 'TarLimitError';
   }
 }
@@ -63,14 +67,35 @@ function decodeName(header: { name: string; pax?: Record<string, string> | null 
   return isUtf8(bytes) ? bytes.toString('utf8') : null;
 }
 
-/** The path inside the package, or null when it is unsafe (absolute, `..`, control characters). */
-export function safeEntryPath(name: string): string | null {
+/**
+ * How an archive's names map to package paths: `top` strips the one top folder every entry sits
+ * under (npm's `package/`, a crate's or sdist's `<name>-<version>/`); `none` keeps names whole (a
+ * pub archive, a gem's `data.tar.gz`, a jar); a prefix strips exactly that folder (a Go module
+ * zip's `<module>@<version>/`) and refuses entries outside it.
+ */
+export type ArchiveRoot = 'top' | 'none' | { readonly prefix: string };
+
+/** The path inside the package, or null when it is unsafe (absolute, `..`, control characters) or outside the root. */
+export function safeEntryPath(name: string, root: ArchiveRoot = 'top'): string | null {
   // eslint-disable-next-line no-control-regex
   if (name.startsWith('/') || /[\x00-\x1f\x7f]/.test(name) || /^[A-Za-z]:/.test(name)) return null;
-  const parts = name.split('/').filter((p) => p !== '' && p !== '.');
-  if (parts.length < 2 || parts.some((p) => p === '..')) return null;
+  let rest = name;
+  if (typeof root === 'object') {
+    if (!name.startsWith(root.prefix)) return null;
+    rest = name.slice(root.prefix.length);
+  }
+  const parts = rest.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.some((p) => p === '..')) return null;
+  if (root !== 'top') return parts.length === 0 ? null : parts.join('/');
+  if (parts.length < 2) return null;
   // npm packs everything under one top folder (usually `package/`): strip it, as npm does.
   return parts.slice(1).join('/');
+}
+
+export interface ArchiveOptions {
+  /** The stream is gzip-compressed (default) or a plain tar. */
+  readonly gzip?: boolean;
+  readonly root?: ArchiveRoot;
 }
 
 export interface TarReadResult {
@@ -83,7 +108,9 @@ export async function readTarball(
   source: Readable,
   limits: TarLimits,
   onFile: (file: TarFile) => Promise<void>,
+  options: ArchiveOptions = {},
 ): Promise<TarReadResult> {
+  const root = options.root ?? 'top';
   let compressed = 0;
   let expanded = 0;
   const skipped: string[] = [];
@@ -113,7 +140,7 @@ export async function readTarball(
     filenameEncoding: 'latin1',
   };
   const extract = tarExtract(extractOptions);
-  const piping = pipeline(source, countIn, createGunzip(), countOut, extract);
+  const piping = options.gzip === false ? pipeline(source, countIn, countOut, extract) : pipeline(source, countIn, createGunzip(), countOut, extract);
   // The archive's own errors surface through the iterator too; the pipeline's are the real cause.
   const pipingError = piping.then(
     () => null,
@@ -134,7 +161,7 @@ export async function readTarball(
       if (entries > limits.maxEntries) throw new TarLimitError('too_many_entries', `more than ${limits.maxEntries} entries`);
       const header = entry.header;
       const name = decodeName(header as typeof header & { pax?: Record<string, string> | null });
-      const path = name === null ? null : safeEntryPath(name);
+      const path = name === null ? null : safeEntryPath(name, root);
       const type = header.type;
       if (type !== 'file' && type !== 'contiguous-file') {
         if (type !== 'directory') skipped.push(`${name ?? '<non-UTF-8 name>'}: ${type} not stored`);

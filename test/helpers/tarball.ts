@@ -11,6 +11,11 @@ export interface TarEntry {
 
 /** A gzipped tarball with exactly these entries, in this order (hostile ones included). */
 export async function makeTarball(entries: readonly TarEntry[]): Promise<Buffer> {
+  return gzipSync(await makeTar(entries));
+}
+
+/** A plain (uncompressed) tar with exactly these entries, in this order. */
+export async function makeTar(entries: readonly TarEntry[]): Promise<Buffer> {
   const archive = pack();
   const chunks: Buffer[] = [];
   archive.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
@@ -31,7 +36,7 @@ export async function makeTarball(entries: readonly TarEntry[]): Promise<Buffer>
   }
   archive.finalize();
   await done;
-  return gzipSync(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
 
 /**

@@ -4,6 +4,7 @@ import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { expectArchiveListing, expectProblem, startRegistryFixture } from '../helpers/package-targets.js';
 import { makeTarball } from '../helpers/tarball.js';
+import { makeZip } from '../helpers/zip.js';
 
 /** A PyPI fixture speaking the JSON API (`/pypi/<name>/json`) and serving the release files it names. */
 const FILES: Record<string, string> = {
@@ -17,7 +18,7 @@ const FILES: Record<string, string> = {
 interface Release {
   readonly yanked?: boolean;
   readonly sdist?: Buffer;
-  readonly wheelOnly?: boolean;
+  readonly wheel?: Buffer;
 }
 
 let releases: Record<string, Release>;
@@ -28,7 +29,7 @@ const client = inventoryClient(
   () => h.app,
   () => token,
 );
-const { list, listOk } = client;
+const { listOk } = client;
 
 beforeAll(async () => {
   const sdist = async (version: string, files: Record<string, string>) =>
@@ -38,7 +39,7 @@ beforeAll(async () => {
     '2.1.0': { sdist: await sdist('2.1.0', FILES) },
     '2.2.0': { yanked: true, sdist: await sdist('2.2.0', { 'setup.py': 'yanked\n' }) },
     '3.0.0rc1': { sdist: await sdist('3.0.0rc1', { 'setup.py': 'rc\n' }) },
-    '0.9.0': { wheelOnly: true },
+    '0.9.0': { wheel: await makeZip({ 'demo_pkg/__init__.py': 'VALUE = 0\n', 'demo_pkg-0.9.0.dist-info/METADATA': 'Name: demo-pkg\n' }) },
   };
   fixture = await startRegistryFixture((path, req, res) => {
     const base = `http://${req.headers.host ?? ''}`;
@@ -49,8 +50,11 @@ beforeAll(async () => {
       const doc = Object.fromEntries(
         Object.entries(releases).map(([v, r]) => [
           v,
-          r.wheelOnly
-            ? [{ packagetype: 'bdist_wheel', filename: `demo_pkg-${v}-py3-none-any.whl`, url: `${base}/files/${v}.whl`, yanked: false }]
+          r.wheel
+            ? [
+                { packagetype: 'bdist_wheel', filename: `demo_pkg-${v}-cp312-cp312-manylinux_2_17_x86_64.whl`, url: `${base}/files/${v}-cp312.whl`, yanked: false },
+                { packagetype: 'bdist_wheel', filename: `demo_pkg-${v}-py3-none-any.whl`, url: `${base}/files/${v}.whl`, yanked: false },
+              ]
             : [{ packagetype: 'sdist', filename: `demo_pkg-${v}.tar.gz`, url: `${base}/files/${v}.tar.gz`, yanked: r.yanked === true }],
         ]),
       );
@@ -60,6 +64,9 @@ beforeAll(async () => {
     const file = /^\/files\/(.+)\.tar\.gz$/.exec(path);
     const archive = file?.[1] === undefined ? undefined : releases[file[1]]?.sdist;
     if (archive) return void res.writeHead(200).end(archive);
+    const wheel = /^\/files\/([^-]+)\.whl$/.exec(path);
+    const wheelBytes = wheel?.[1] === undefined ? undefined : releases[wheel[1]]?.wheel;
+    if (wheelBytes) return void res.writeHead(200).end(wheelBytes);
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
   });
   const url = fixture.url;
@@ -91,10 +98,9 @@ describe('pypi package targets', () => {
       expect((await listOk({ target: 'pypi:demo-pkg@<2', wait_timeout_ms: 20_000 })).indexed_version).toBe('1.0.0');
       const yanked = await listOk({ target: 'pypi:demo-pkg@2.2.0', wait_timeout_ms: 20_000, recursive: true });
       expect(yanked.entries.map((e) => e.path)).toEqual(['setup.py']);
-      // A release with wheels only has no listable archive yet: 409, with the repository to turn to.
-      const wheel = await list({ target: 'pypi:demo-pkg@0.9.0', wait_timeout_ms: 20_000 });
-      expect(wheel.statusCode).toBe(409);
-      expect(wheel.json()).toMatchObject({ code: 'SOURCE_INVENTORY_SCOPE_UNAVAILABLE', repo_url: 'https://github.com/owner/demo-pkg' });
+      // A release with wheels only lists its pure-Python wheel, whose tree starts at its root.
+      const wheel = await listOk({ target: 'pypi:demo-pkg@0.9.0', wait_timeout_ms: 20_000, recursive: true });
+      expect(wheel.entries.filter((e) => e.kind === 'file').map((e) => e.path)).toEqual(['demo_pkg-0.9.0.dist-info/METADATA', 'demo_pkg/__init__.py']);
     } finally {
       await workers.close();
     }

@@ -1,7 +1,9 @@
-import { Readable } from 'node:stream';
 import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import { downloadBytes } from '../../registry/download.js';
-import { RegistryMalformed, RegistryUnavailable, TarballUnavailable, type PackageVersion } from './npm.js';
+import { readTarball, type ArchiveRoot, type TarFile, type TarLimits, type TarReadResult } from '../tar-reader.js';
+import { readZip } from '../zip-reader.js';
+import { RegistryMalformed, RegistryUnavailable, TarballUnavailable } from './npm.js';
+import { Readable } from 'node:stream';
 
 /** What every registry source but npm shares: its JSON documents and its archive downloads. */
 
@@ -10,25 +12,81 @@ import { RegistryMalformed, RegistryUnavailable, TarballUnavailable, type Packag
  * not usable is `RegistryMalformed`, a 5xx, network failure or deadline `RegistryUnavailable`.
  */
 export async function registryJson<T extends object>(http: RegistryHttp, url: string, usable: (doc: T) => boolean): Promise<T | null> {
+  const doc = await registryDocument(http, url, (d) => typeof d === 'object' && d !== null && !Array.isArray(d) && usable(d as T));
+  return doc as T | null;
+}
+
+/** A registry JSON value of any shape (an array, say), checked by `usable`; failures as for `registryJson`. */
+export async function registryDocument(http: RegistryHttp, url: string, usable: (doc: unknown) => boolean): Promise<unknown> {
   let doc: unknown;
   try {
     doc = await http.json(url);
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code === 'REGISTRY_RESPONSE') throw new RegistryMalformed({ cause: error });
-    throw new RegistryUnavailable(error instanceof Error && /in time/.test(error.message), { cause: error });
+    throw registryFailure(error);
   }
   if (doc === null) return null;
-  if (typeof doc !== 'object' || Array.isArray(doc) || !usable(doc as T)) throw new RegistryMalformed();
-  return doc as T;
+  if (!usable(doc)) throw new RegistryMalformed();
+  return doc;
+}
+
+/** A registry text document (null: 404/410); failures as for `registryJson`. */
+export async function registryText(http: RegistryHttp, url: string, accept = '*/*'): Promise<string | null> {
+  try {
+    return await http.text(url, { accept });
+  } catch (error) {
+    throw registryFailure(error);
+  }
+}
+
+function registryFailure(error: unknown): Error {
+  if ((error as { code?: unknown } | null)?.code === 'REGISTRY_RESPONSE') return new RegistryMalformed({ cause: error });
+  return new RegistryUnavailable(error instanceof Error && /in time/.test(error.message), { cause: error });
+}
+
+/** Provenance is guidance: a registry that cannot tell leaves it unknown rather than failing the preparation. */
+export async function quietly<T>(fallback: T, ask: () => Promise<T>): Promise<T> {
+  try {
+    return await ask();
+  } catch {
+    return fallback;
+  }
 }
 
 const ARCHIVE = { timeoutMs: 60_000, maxBytes: 256 * 1024 * 1024 };
 
-/** The version's archive, downloaded within bounds: gone is `TarballUnavailable`, a failure `RegistryUnavailable`. */
-export async function fetchArchive(version: PackageVersion): Promise<Readable> {
-  if (version.tarball === null) throw new TarballUnavailable(null);
-  const result = await downloadBytes(version.tarball, ARCHIVE);
-  if (result.kind === 'gone') throw new TarballUnavailable(result.status);
+/** An archive's bytes, downloaded within bounds: gone is `TarballUnavailable` (null when `optional`), a failure `RegistryUnavailable`. */
+export async function archiveBytes(url: string | null): Promise<Buffer>;
+export async function archiveBytes(url: string | null, optional: true): Promise<Buffer | null>;
+export async function archiveBytes(url: string | null, optional = false): Promise<Buffer | null> {
+  if (url === null) throw new TarballUnavailable(null);
+  const result = await downloadBytes(url, ARCHIVE);
+  if (result.kind === 'gone') {
+    if (optional) return null;
+    throw new TarballUnavailable(result.status);
+  }
   if (result.kind === 'failed') throw new RegistryUnavailable(result.timedOut, { cause: result.cause });
-  return Readable.from([result.bytes]);
+  return result.bytes;
+}
+
+/** Zip by its `PK` signature; gzip by its magic; anything else is read as a plain tar. */
+export function readArchive(bytes: Buffer, limits: TarLimits, onFile: (file: TarFile) => Promise<void>, root: ArchiveRoot): Promise<TarReadResult> {
+  if (bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b) return readZip(bytes, limits, onFile, root);
+  return readTarball(Readable.from([bytes]), limits, onFile, { root, gzip: bytes[0] === 0x1f && bytes[1] === 0x8b });
+}
+
+/**
+ * The members of an outer plain tar that wraps the real archive (a `.gem`, a Hex tarball), by
+ * name; each up to the total limit (they are compressed archives, not package files).
+ */
+export async function tarMembers(bytes: Buffer, limits: TarLimits, wanted: readonly string[]): Promise<Map<string, Buffer>> {
+  const members = new Map<string, Buffer>();
+  await readTarball(
+    Readable.from([bytes]),
+    { ...limits, maxFileBytes: limits.maxTotalBytes },
+    async (file) => {
+      if (wanted.includes(file.path) && file.bytes !== null) members.set(file.path, file.bytes);
+    },
+    { gzip: false, root: 'none' },
+  );
+  return members;
 }

@@ -1,9 +1,10 @@
-import type { Readable } from 'node:stream';
 import semver from 'semver';
 import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
-import { fetchArchive, registryJson } from './archive.js';
-import { RegistryMalformed, type PackageVersion, type VersionLookup } from './npm.js';
-import type { PackageRegistrySource } from './registry-source.js';
+import type { TarFile, TarLimits, TarReadResult } from '../tar-reader.js';
+import { archiveBytes, readArchive, registryJson } from './archive.js';
+import { RegistryMalformed } from './npm.js';
+import type { PackageVersion, VersionLookup } from './registry-source.js';
+import type { PackageRegistrySource, Provenance } from './registry-source.js';
 
 /**
  * crates.io as an inventory source: `GET /api/v1/crates/<name>` lists the versions (with
@@ -85,7 +86,7 @@ export class CratesPackageSource implements PackageRegistrySource {
     };
   }
 
-  async provenance(name: string, _version: string): Promise<{ repoUrl: string | null; gitHead: string | null }> {
+  async provenance(name: string, _version: string): Promise<Provenance> {
     try {
       const doc = await this.doc(name);
       const repo = doc?.crate?.repository;
@@ -95,7 +96,7 @@ export class CratesPackageSource implements PackageRegistrySource {
     }
   }
 
-  tarball(version: PackageVersion): Promise<Readable> {
-    return fetchArchive(version);
+  async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
+    return readArchive(await archiveBytes(version.tarball), limits, onFile, 'top');
   }
 }

@@ -3,26 +3,14 @@ import npmFetch from 'npm-registry-fetch';
 import pickManifest from 'npm-pick-manifest';
 import { repositoryUrl } from '../../sbom/metadata.js';
 import type { NpmOptions } from '../../registry/npm-options.js';
+import { readTarball, type TarFile, type TarLimits, type TarReadResult } from '../tar-reader.js';
+import type { PackageRegistrySource, PackageVersion, VersionLookup } from './registry-source.js';
 
 /**
  * npm packages as inventory sources, through npm's own client libraries with the user's npm
  * configuration: version resolution from the packument (exact, range or dist-tag), and the
  * tarball as a stream whose integrity is checked while it is read.
  */
-
-export interface PackageVersion {
-  readonly name: string;
-  readonly version: string;
-  readonly tarball: string | null;
-  readonly integrity: string | null;
-  readonly unpackedSize: number | null;
-  readonly fileCount: number | null;
-}
-
-export type VersionLookup =
-  | { readonly kind: 'found'; readonly version: PackageVersion }
-  | { readonly kind: 'no_package' }
-  | { readonly kind: 'no_version' };
 
 /** The registry could not be asked (network, 5xx, timeout): not an answer about the package. */
 export class RegistryUnavailable extends Error {
@@ -70,7 +58,7 @@ function escapeName(name: string): string {
 
 const CORGI = 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*';
 
-export class NpmPackageSource {
+export class NpmPackageSource implements PackageRegistrySource {
   private readonly packuments = new Map<string, { at: number; value: Promise<Packument | null> }>();
   private readonly options: NpmOptions;
 
@@ -147,6 +135,10 @@ export class NpmPackageSource {
     } catch {
       return { repoUrl: null, gitHead: null };
     }
+  }
+
+  read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
+    return this.tarball(version).then((stream) => readTarball(stream, limits, onFile));
   }
 
   /** The tarball, streamed; an integrity mismatch makes the stream fail (EINTEGRITY). */

@@ -1,14 +1,16 @@
-import type { Readable } from 'node:stream';
 import { explain, maxSatisfying, valid, validRange } from '@renovatebot/pep440';
 import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
-import { fetchArchive, registryJson } from './archive.js';
-import { RegistryMalformed, type PackageVersion, type VersionLookup } from './npm.js';
-import type { PackageRegistrySource } from './registry-source.js';
+import type { TarFile, TarLimits, TarReadResult } from '../tar-reader.js';
+import { archiveBytes, readArchive, registryJson } from './archive.js';
+import { RegistryMalformed } from './npm.js';
+import type { PackageVersion, VersionLookup } from './registry-source.js';
+import { codeHostRepository } from './repo-url.js';
+import type { PackageRegistrySource, Provenance } from './registry-source.js';
 
 /**
  * PyPI as an inventory source through its JSON API (`/pypi/<name>/json`): a release's files with
- * `packagetype`, `yanked` and `url`. The archive listed is the release's gzip sdist
- * (`<name>-<version>/` stripped). Versions are PEP 440: an exact version pins (yanked files
+ * `packagetype`, `yanked` and `url`. The archive listed is the release's sdist (`<name>-<version>/`
+ * stripped), else its wheel (see `archiveOf`). Versions are PEP 440: an exact version pins (yanked files
  * too); a specifier or `latest` picks the highest non-prerelease with a file not yanked.
  */
 
@@ -29,24 +31,26 @@ interface ProjectDoc {
   readonly releases?: unknown;
 }
 
-const REPO_HOST = /^https?:\/\/(www\.)?(github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)\/[^/]+\/[^/#?]+/i;
-
 /** The first project URL that names a repository on a known git host. */
 function repositoryOf(info: ProjectDoc['info']): string | null {
   const projectUrls: unknown = info?.project_urls;
-  const urls: unknown[] = [...(typeof projectUrls === 'object' && projectUrls !== null ? Object.values(projectUrls as Record<string, unknown>) : []), info?.home_page];
-  for (const url of urls) if (typeof url === 'string' && REPO_HOST.test(url)) return REPO_HOST.exec(url)?.[0] ?? null;
-  return null;
+  return codeHostRepository([...(typeof projectUrls === 'object' && projectUrls !== null ? Object.values(projectUrls as Record<string, unknown>) : []), info?.home_page]);
 }
 
-/** The listable archive of a release: its gzip sdist (wheels are zip files, not read yet). */
-function sdistOf(files: readonly ReleaseFile[], pinned: boolean): string | null {
-  for (const file of files) {
-    if (file.packagetype !== 'sdist' || typeof file.url !== 'string' || typeof file.filename !== 'string') continue;
-    if (!pinned && file.yanked === true) continue;
-    if (/\.tar\.gz$/i.test(file.filename)) return file.url;
-  }
-  return null;
+/**
+ * The listable archive of a release: its sdist (`.tar.gz`, else `.zip`); a release with wheels
+ * only lists its pure-Python wheel (`none-any`), else the first wheel by file name. Yanked files
+ * are skipped unless the version was pinned.
+ */
+function archiveOf(files: readonly ReleaseFile[], pinned: boolean): string | null {
+  const usable = files.filter(
+    (f): f is ReleaseFile & { url: string; filename: string } => typeof f.url === 'string' && typeof f.filename === 'string' && (pinned || f.yanked !== true),
+  );
+  const sdists = usable.filter((f) => f.packagetype === 'sdist');
+  const sdist = sdists.find((f) => /\.tar\.gz$/i.test(f.filename)) ?? sdists.find((f) => /\.zip$/i.test(f.filename));
+  if (sdist !== undefined) return sdist.url;
+  const wheels = usable.filter((f) => f.packagetype === 'bdist_wheel' && /\.whl$/i.test(f.filename)).sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
+  return (wheels.find((f) => /-none-any\.whl$/i.test(f.filename)) ?? wheels[0])?.url ?? null;
 }
 
 export class PypiPackageSource implements PackageRegistrySource {
@@ -82,11 +86,11 @@ export class PypiPackageSource implements PackageRegistrySource {
     if (chosen === null || (!pinned && filesOf(chosen).length === 0)) return { kind: 'no_version' };
     return {
       kind: 'found',
-      version: { name: pep503(name), version: chosen, tarball: sdistOf(filesOf(chosen), pinned), integrity: null, unpackedSize: null, fileCount: null },
+      version: { name: pep503(name), version: chosen, tarball: archiveOf(filesOf(chosen), pinned), integrity: null, unpackedSize: null, fileCount: null },
     };
   }
 
-  async provenance(name: string, _version: string): Promise<{ repoUrl: string | null; gitHead: string | null }> {
+  async provenance(name: string, _version: string): Promise<Provenance> {
     try {
       return { repoUrl: repositoryOf((await this.doc(name))?.info), gitHead: null };
     } catch {
@@ -94,7 +98,9 @@ export class PypiPackageSource implements PackageRegistrySource {
     }
   }
 
-  tarball(version: PackageVersion): Promise<Readable> {
-    return fetchArchive(version);
+  async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
+    // A wheel holds the package's tree at its root; an sdist sits under `<name>-<version>/`.
+    const wheel = version.tarball !== null && /\.whl(?:[?#].*)?$/i.test(version.tarball);
+    return readArchive(await archiveBytes(version.tarball), limits, onFile, wheel ? 'none' : 'top');
   }
 }

@@ -45,3 +45,15 @@ function decodeURIComponentSafe(segment: string): string {
     return segment;
   }
 }
+
+const CODE_HOST = /^https?:\/\/(www\.)?(github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)\/[^/]+\/[^/#?]+/i;
+
+/**
+ * The first of a registry's URLs (project links, home page, source URI) that names a repository
+ * on a known code host, as that repository's root; null when none does. A home page elsewhere is
+ * a web site, not a repository.
+ */
+export function codeHostRepository(urls: readonly unknown[]): string | null {
+  for (const url of urls) if (typeof url === 'string' && CODE_HOST.test(url)) return CODE_HOST.exec(url)?.[0] ?? null;
+  return null;
+}
