@@ -3,6 +3,7 @@ import type { App, RoutePlugin } from '../http/app.js';
 import { Type } from 'typebox';
 import { migrationsCurrent } from '../db/migrate.js';
 import { json } from '../http/openapi.js';
+import { isStoreUnavailable } from '../store-errors.js';
 
 const Check = Type.Enum(['ok', 'unavailable']);
 const Readiness = Type.Object({
@@ -38,6 +39,20 @@ class MigrationCheck {
 
   invalidate(): void {
     this.known = null;
+  }
+}
+
+/**
+ * `SELECT 1`, tried once more when it failed on a session Postgres had ended (a restart or
+ * failover leaves every idle pooled session dead; the pool drops the one that failed, so the
+ * second try opens a new session). A store that answers on a new session is ready.
+ */
+async function postgresAnswers(pool: pg.Pool): Promise<boolean> {
+  try {
+    return (await pool.query('SELECT 1')).rowCount === 1;
+  } catch (error) {
+    if (!isStoreUnavailable(error)) throw error;
+    return (await pool.query('SELECT 1')).rowCount === 1;
   }
 }
 
@@ -78,7 +93,7 @@ export function healthRoutes(deps: HealthDeps): RoutePlugin {
       },
       async (_request, reply) => {
       const [postgres, redis] = await Promise.all([
-        check(async () => (await deps.pool.query('SELECT 1')).rowCount === 1),
+        check(() => postgresAnswers(deps.pool)),
         deps.pingRedis ? check(async () => (await deps.pingRedis?.()) !== undefined) : Promise.resolve('ok' as const),
       ]);
       if (postgres !== 'ok') migrations.invalidate();
