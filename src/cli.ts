@@ -1,18 +1,12 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { sbomCommand } from './commands/sbom.js';
-import { TOKENS_USAGE, tokensCommand, UsageError } from './commands/tokens.js';
+import { TOKENS_USAGE, UsageError } from './commands/usage.js';
 import { ConfigError, loadConfig, redactUrl } from './config.js';
-import { connectDatabase } from './db/client.js';
-import { runMigrations } from './db/migrate.js';
-import { createLogger } from './logger.js';
-import { runApi } from './processes/api-process.js';
-import { onShutdownSignals } from './processes/signals.js';
-import { Supervisor } from './processes/supervisor.js';
-import { runWorker } from './processes/worker-process.js';
-import { checkRedis } from './redis.js';
 import { UnreachableServiceError } from './unreachable.js';
+
+// Each command loads its own modules when it runs (`await import`): `pkgscope --help` and
+// `pkgscope sbom` start without the HTTP server, the queues, the database layer or the logger.
 
 const USAGE = `usage: pkgscope <command>
 
@@ -41,14 +35,23 @@ async function main(argv: readonly string[]): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case 'api': {
+      const [{ runApi }, { createLogger }] = await Promise.all([import('./processes/api-process.js'), import('./logger.js')]);
       await runApi(config, createLogger(config.logLevel, undefined, { role: 'api' }));
       return -1;
     }
     case 'worker': {
+      const [{ runWorker }, { createLogger }] = await Promise.all([import('./processes/worker-process.js'), import('./logger.js')]);
       await runWorker(config, createLogger(config.logLevel, undefined, { role: 'worker' }));
       return -1;
     }
     case 'start': {
+      const [{ createLogger }, { checkRedis }, { runMigrations }, { Supervisor }, { onShutdownSignals }] = await Promise.all([
+        import('./logger.js'),
+        import('./redis.js'),
+        import('./db/migrate.js'),
+        import('./processes/supervisor.js'),
+        import('./processes/signals.js'),
+      ]);
       const logger = createLogger(config.logLevel, undefined, { role: 'supervisor' });
       parseArgs({ args: [...rest], options: {}, strict: true });
       await checkRedis(config.redisUrl);
@@ -78,11 +81,13 @@ async function main(argv: readonly string[]): Promise<number> {
       return -1;
     }
     case 'migrate': {
+      const { runMigrations } = await import('./db/migrate.js');
       const { applied } = await runMigrations(config.databaseUrl);
       process.stderr.write(`migrations applied: ${applied}\n`);
       return 0;
     }
     case 'sbom': {
+      const { sbomCommand } = await import('./commands/sbom.js');
       const tty = process.stderr.isTTY;
       return await sbomCommand(
         rest,
@@ -97,6 +102,11 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     case 'tokens': {
       if (rest[0] === undefined) throw new UsageError(TOKENS_USAGE);
+      const [{ runMigrations }, { connectDatabase }, { tokensCommand }] = await Promise.all([
+        import('./db/migrate.js'),
+        import('./db/client.js'),
+        import('./commands/tokens.js'),
+      ]);
       await runMigrations(config.databaseUrl);
       const database = connectDatabase(config.databaseUrl, { max: 2, applicationName: 'pkgscope-cli' });
       try {

@@ -7,7 +7,7 @@ import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
 import { checkEnvironment, type AnalysisEnvironment } from '../sbom/environment.js';
 import { AnalysisError, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
 import { InputError, readInputs, SKIPPED_BY_DEFAULT, skippedNotice } from './sbom-inputs.js';
-import { UsageError, type CommandIo } from './tokens.js';
+import { UsageError, type CommandIo } from './usage.js';
 
 export const SBOM_USAGE = `usage: pkgscope sbom [--format cyclonedx|spdx|text] [--output FILE] [--offline]
                     [--exclude GLOB]... [--include GLOB]... [--python-env KEY=VALUE]... PATH...

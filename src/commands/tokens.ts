@@ -2,25 +2,13 @@ import { parseArgs } from 'node:util';
 import { parseCapabilities } from '../accounts/capabilities.js';
 import { createToken, ensureAccount, listTokens, revokeToken } from '../accounts/tokens.js';
 import type { Database } from '../db/client.js';
-
-export interface CommandIo {
-  readonly out: (line: string) => void;
-  readonly err: (line: string) => void;
-}
+import { TOKENS_USAGE, UsageError, type CommandIo } from './usage.js';
 
 /** Where the tokens live (a redacted database URL): a token made in another database authenticates nowhere. */
 export interface TokenStore {
   readonly where: string;
 }
 
-export const TOKENS_USAGE = `usage:
-  pkgscope tokens create --account NAME [--capabilities list,read,sbom] [--label TEXT] [--terms accepted|pending]
-  pkgscope tokens list [--account NAME] [--json]
-  pkgscope tokens revoke ID|PREFIX
-
-Tokens live in the service's database: run these with the DATABASE_URL the service uses.`;
-
-export class UsageError extends Error {}
 
 /**
  * At most a few characters of a token, whatever was stored: a generated token (`pks_` and 256

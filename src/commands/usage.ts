@@ -1,0 +1,18 @@
+/**
+ * What every command shares, kept apart from the commands themselves so that `pkgscope --help`
+ * and a usage error load nothing else.
+ */
+
+export interface CommandIo {
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+}
+
+export class UsageError extends Error {}
+
+export const TOKENS_USAGE = `usage:
+  pkgscope tokens create --account NAME [--capabilities list,read,sbom] [--label TEXT] [--terms accepted|pending]
+  pkgscope tokens list [--account NAME] [--json]
+  pkgscope tokens revoke ID|PREFIX
+
+Tokens live in the service's database: run these with the DATABASE_URL the service uses.`;
