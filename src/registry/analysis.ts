@@ -47,9 +47,15 @@ export interface RegistryAnalysis {
  * fetches are shared between the jobs it runs.
  */
 export async function registryAnalysis(options: RegistryAnalysisOptions): Promise<RegistryAnalysis> {
-  const npmOptions = options.npmOptions ?? (await loadNpmOptions());
+  // The user's npm configuration is read when a registry is first reached (a warm cache or an
+  // analysis of other ecosystems never reads it); a given one is used as it is.
+  let loaded: Promise<NpmOptions> | undefined;
+  const npmOptions = () => (loaded ??= options.npmOptions ? Promise.resolve(options.npmOptions) : loadNpmOptions());
   // Our own metadata cache replaces npm's HTTP cache for enrichment.
-  const { cache: _httpCache, ...fetchOptions } = npmOptions;
+  const fetchOptions = async (): Promise<NpmOptions> => {
+    const { cache: _httpCache, ...rest } = await npmOptions();
+    return rest;
+  };
   const { observer } = options;
   const observe = (client: MetadataClient): MetadataClient => (observer ? observer.observeClient(client) : client);
   const resolver = arboristResolver(npmOptions, options.resolutionTimeoutMs);

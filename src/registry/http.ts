@@ -1,4 +1,4 @@
-import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import type { Dispatcher, request as undiciRequest } from 'undici';
 import type { RegistryGetOptions, RegistryHttp } from '../sbom/ecosystems/types.js';
 import { TransientAnalysisError } from '../sbom/types.js';
 
@@ -37,15 +37,22 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
   const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
   const maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
   const retries = options.retries ?? DEFAULTS.retries;
-  const agent = options.dispatcher ?? new Agent({ connections: 32, keepAliveTimeout: 10_000, connectTimeout: Math.min(timeoutMs, 10_000) });
   const userAgent = options.userAgent ?? 'pkgscope';
-  // undici 7 follows redirects through an interceptor; the `maxRedirections` request option is refused.
-  const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
+  // undici is loaded with the first request: an analysis that reaches no registry (a warm cache,
+  // the CLI's --offline, npm alone) starts without it.
+  let client: Promise<{ readonly agent: Dispatcher; readonly dispatcher: Dispatcher; readonly request: typeof undiciRequest }> | undefined;
+  const connect = () =>
+    (client ??= import('undici').then(({ Agent, interceptors, request }) => {
+      const agent = options.dispatcher ?? new Agent({ connections: 32, keepAliveTimeout: 10_000, connectTimeout: Math.min(timeoutMs, 10_000) });
+      // undici 7 follows redirects through an interceptor; the `maxRedirections` request option is refused.
+      return { agent, dispatcher: agent.compose(interceptors.redirect({ maxRedirections: 5 })), request };
+    }));
 
   async function once(url: string, opts: RegistryGetOptions): Promise<string | null> {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
     try {
+      const { dispatcher, request } = await connect();
       const response = await request(url, {
         method: 'GET',
         dispatcher,
@@ -110,7 +117,7 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
       }
     },
     async close() {
-      if (options.dispatcher === undefined) await agent.close();
+      if (options.dispatcher === undefined && client !== undefined) await (await client).agent.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-import npmFetch from 'npm-registry-fetch';
+import type NpmFetch from 'npm-registry-fetch';
 import type { MetadataClient } from '../sbom/enrich-types.js';
 import { metadataFromManifest } from '../sbom/metadata.js';
 import { TransientAnalysisError } from '../sbom/types.js';
@@ -15,14 +15,20 @@ function status(error: unknown): number | null {
  * proxies). Asks for the version document first; registries without that endpoint answer
  * 404/405, and then the packument is read instead.
  */
-export function npmMetadataClient(options: NpmOptions, timeoutMs = 30_000): MetadataClient {
-  // npm's own retry settings wait 10 to 60 s between attempts: right for an install, too slow for
-  // one coordinate's metadata. Keep the user's retry count (at most 2) with short waits.
-  const userRetry = (options['retry'] ?? {}) as { retries?: number };
-  const retry = { retries: Math.min(userRetry.retries ?? 2, 2), factor: 2, minTimeout: 250, maxTimeout: 2_000 };
-  const base = { ...options, timeout: timeoutMs, retry };
+export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOptions>), timeoutMs = 30_000): MetadataClient {
+  // The options and npm's fetch are loaded with the first fetch: a warm cache needs neither.
+  let ready: Promise<{ readonly base: NpmOptions; readonly npmFetch: typeof NpmFetch }> | undefined;
+  const prepare = async () => {
+    const [resolved, { default: npmFetch }] = await Promise.all([typeof options === 'function' ? options() : options, import('npm-registry-fetch')]);
+    // npm's own retry settings wait 10 to 60 s between attempts: right for an install, too slow for
+    // one coordinate's metadata. Keep the user's retry count (at most 2) with short waits.
+    const userRetry = (resolved['retry'] ?? {}) as { retries?: number };
+    const retry = { retries: Math.min(userRetry.retries ?? 2, 2), factor: 2, minTimeout: 250, maxTimeout: 2_000 };
+    return { base: { ...resolved, timeout: timeoutMs, retry }, npmFetch };
+  };
   return {
     async fetch(name, version, signal) {
+      const { base, npmFetch } = await (ready ??= prepare());
       const escaped = name.startsWith('@') ? `@${encodeURIComponent(name.slice(1))}` : encodeURIComponent(name);
       const opts = { ...base, spec: `${name}@${version}`, ...(signal ? { signal } : {}) };
       try {

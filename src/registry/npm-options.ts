@@ -1,5 +1,3 @@
-import Config from '@npmcli/config';
-import npmDefinitions from '@npmcli/config/lib/definitions/index.js';
 
 /**
  * The user's npm configuration (npmrc files, npm_config_* environment), read by npm's own
@@ -12,6 +10,8 @@ let loaded: Promise<NpmOptions> | undefined;
 
 export function loadNpmOptions(cwd: string = process.cwd()): Promise<NpmOptions> {
   loaded ??= (async () => {
+    // Loaded here, not at import: a run that never reaches the npm registry never reads npm's configuration.
+    const [{ default: Config }, { default: npmDefinitions }] = await Promise.all([import('@npmcli/config'), import('@npmcli/config/lib/definitions/index.js')]);
     const { definitions, flatten, shorthands } = npmDefinitions;
     const config = new Config({
       npmPath: cwd,

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Arborist from '@npmcli/arborist';
+import type Arborist from '@npmcli/arborist';
 import npa from 'npm-package-arg';
 import type { StandaloneOutcome, StandaloneProject, StandaloneResolver } from '../sbom/ecosystems/npm/build.js';
 import { dirname } from '../sbom/ecosystems/npm/common.js';
@@ -92,8 +92,11 @@ function deadline<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefin
  * A deadline gives `resolution_timeout` (the fetches in flight finish in the background);
  * an impossible range gives `resolution_failed`; registry trouble is transient.
  */
-export function arboristResolver(options: NpmOptions, timeoutMs: number): StandaloneResolver {
+export function arboristResolver(npmOptions: NpmOptions | (() => Promise<NpmOptions>), timeoutMs: number): StandaloneResolver {
   return async (project, signal): Promise<StandaloneOutcome> => {
+    // Arborist (and pacote, sigstore, cacache… behind it) is loaded by the first manifest to
+    // resolve, with the npm options: an analysis of lockfiles alone needs neither.
+    const [options, { default: ArboristClass }] = await Promise.all([typeof npmOptions === 'function' ? npmOptions() : npmOptions, import('@npmcli/arborist')]);
     const root = await mkdtemp(join(tmpdir(), 'pkgscope-resolve-'));
     const manifestPath = project.manifest.path;
     try {
@@ -111,7 +114,7 @@ export function arboristResolver(options: NpmOptions, timeoutMs: number): Standa
           workspacesEnabled: true,
           lockfileVersion: 3,
         };
-        const arborist = new Arborist(arboristOptions);
+        const arborist = new ArboristClass(arboristOptions);
         const tree = await deadline(arborist.buildIdealTree({}), timeoutMs, signal);
         return tree.meta?.commit() as unknown as PackageLock;
       };
