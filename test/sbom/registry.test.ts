@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,16 +114,68 @@ describe('enrichment', () => {
     }
   });
 
-  it('keeps metadata on disk for the CLI, expiring old entries', async () => {
+  it('keeps metadata on disk for the CLI in one log, expiring old entries', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pkgscope-cache-'));
     try {
       let now = 1_000_000;
-      const cache = new DiskMetadataCache(dir, 60_000, () => now);
+      const file = join(dir, 'nested', 'metadata.ndjson');
+      const cache = new DiskMetadataCache(file, 60_000, () => now);
       const meta = { license: 'MIT', description: null, homepage: null, repository: null, author: null, deprecated: null };
       await cache.setMany(new Map([['a@1.0.0', meta]]));
       expect(await cache.getMany(['a@1.0.0', 'b@1.0.0'])).toEqual(new Map([['a@1.0.0', meta]]));
+      // Another run reads what this one wrote, from the one file.
+      expect(await new DiskMetadataCache(file, 60_000, () => now).getMany(['a@1.0.0'])).toEqual(new Map([['a@1.0.0', meta]]));
+      expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['metadata.ndjson']);
       now += 61_000;
       expect((await cache.getMany(['a@1.0.0'])).size).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('passes over a line cut short by a crash, and the last line of a key wins', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pkgscope-cache-'));
+    try {
+      const file = join(dir, 'metadata.ndjson');
+      const meta = (license: string) => ({ license, description: null, homepage: null, repository: null, author: null, deprecated: null });
+      const line = (key: string, license: string) => JSON.stringify({ key, fetchedAt: Date.now(), metadata: meta(license) });
+      await writeFile(file, `${line('a@1', 'MIT')}
+not json
+${line('a@1', 'ISC')}
+${line('b@1', 'MIT').slice(0, 30)}`);
+      const cache = new DiskMetadataCache(file);
+      expect(await cache.getMany(['a@1', 'b@1'])).toEqual(new Map([['a@1', meta('ISC')]]));
+      await cache.setMany(new Map([['c@1', meta('0BSD')]]));
+      // The torn line stays torn; the appended one starts on a line of its own.
+      expect(await new DiskMetadataCache(file).getMany(['a@1', 'b@1', 'c@1'])).toEqual(
+        new Map([
+          ['a@1', meta('ISC')],
+          ['c@1', meta('0BSD')],
+        ]),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rewrites the log with its live entries once superseded ones outnumber them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pkgscope-cache-'));
+    try {
+      const file = join(dir, 'metadata.ndjson');
+      const meta = (n: number) => ({ license: `L${n}`, description: null, homepage: null, repository: null, author: null, deprecated: null });
+      const cache = new DiskMetadataCache(file);
+      // 10 keys written 150 times: 1,500 lines for 10 live entries.
+      for (let round = 0; round < 150; round++) {
+        await cache.setMany(new Map(Array.from({ length: 10 }, (_, k) => [`k${k}@1`, meta(round)] as const)));
+      }
+      const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l !== '');
+      expect(lines.length).toBeLessThan(1_100);
+      expect(await new DiskMetadataCache(file).getMany(['k0@1', 'k9@1'])).toEqual(
+        new Map([
+          ['k0@1', meta(149)],
+          ['k9@1', meta(149)],
+        ]),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
