@@ -1,3 +1,7 @@
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as CDX from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/sbom/analyze.js';
@@ -305,10 +309,10 @@ function listFixture(scenario: string, tool: string): string[] {
 }
 
 describe('CycloneDX validation', () => {
-  it('agrees with the CycloneDX library validator on valid and broken documents', async () => {
-    const { cycloneDxProblems } = await import('../../src/sbom/validate/cyclonedx.js');
+  /** A valid document and broken ones, each broken in one way the schema forbids. */
+  async function documents(): Promise<{ valid: string; broken: Record<string, string> }> {
     const valid = await render(upload('lockfiles/peers/npm3', ['package.json', 'package-lock.json']), 'cyclonedx');
-    const bom = JSON.parse(valid) as Json & { components: Json[]; dependencies: Json[] };
+    const bom = JSON.parse(valid) as Json & { components: Json[]; dependencies: Json[]; metadata: Json };
     const broken: Record<string, Json> = {
       'duplicate component': { ...bom, components: [...bom.components, bom.components[3]!] },
       'duplicate dependency entry': { ...bom, dependencies: [...bom.dependencies, bom.dependencies[0]!] },
@@ -318,13 +322,41 @@ describe('CycloneDX validation', () => {
         components: [{ ...bom.components[1]!, hashes: [{ alg: 'SHA-512', content: 'xyz' }] }, ...bom.components.slice(2)],
       },
       'unknown scope': { ...bom, components: [{ ...bom.components[1]!, scope: 'sometimes' }] },
+      'timestamp not a date-time': { ...bom, metadata: { ...bom.metadata, timestamp: 'yesterday' } },
+      'author email not an email': { ...bom, components: [{ ...bom.components[1]!, authors: [{ email: 'nobody at all' }] }] },
     };
+    return { valid, broken: Object.fromEntries(Object.entries(broken).map(([k, v]) => [k, JSON.stringify(v)])) };
+  }
+
+  it('agrees with the CycloneDX library validator on valid and broken documents', async () => {
+    const { cycloneDxProblems } = await import('../../src/sbom/validate/cyclonedx.js');
+    const { valid, broken } = await documents();
     expect(cycloneDxProblems(valid)).toEqual([]);
     expect(await cdxValidator.validate(valid)).toBeNull();
-    for (const [name, doc] of Object.entries(broken)) {
-      const json = JSON.stringify(doc);
+    for (const [name, json] of Object.entries(broken)) {
       expect(cycloneDxProblems(json).length, name).toBeGreaterThan(0);
       expect(await cdxValidator.validate(json), name).not.toBeNull();
+    }
+  });
+
+  it('gives the same verdicts from the standalone code the build writes as from the compiled schemas', async () => {
+    const { cycloneDxProblems, cycloneDxStandaloneCode, problemsWith, STANDALONE_FILE } = await import('../../src/sbom/validate/cyclonedx.js');
+    // Inside the project, so that the code's `require("ajv/dist/runtime/…")` resolves as it does in dist/.
+    const cacheDir = fileURLToPath(new URL('../../node_modules/.cache/', import.meta.url));
+    await mkdir(cacheDir, { recursive: true });
+    const dir = await mkdtemp(join(cacheDir, 'pkgscope-validator-'));
+    try {
+      await copyFile(fileURLToPath(new URL('../../src/sbom/validate/cyclonedx-runtime.cjs', import.meta.url)), join(dir, 'cyclonedx-runtime.cjs'));
+      await writeFile(join(dir, STANDALONE_FILE), cycloneDxStandaloneCode());
+      const standalone = createRequire(import.meta.url)(join(dir, STANDALONE_FILE)) as Parameters<typeof problemsWith>[0];
+      const { valid, broken } = await documents();
+      expect(problemsWith(standalone, valid)).toEqual([]);
+      for (const [name, json] of Object.entries(broken)) {
+        expect(problemsWith(standalone, json), name).toEqual(cycloneDxProblems(json));
+        expect(problemsWith(standalone, json).length, name).toBeGreaterThan(0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import addDraft2019FormatsModule from 'ajv-formats-draft2019';
+import { _, Ajv, type CodeKeywordDefinition, type ValidateFunction } from 'ajv';
+import standaloneModule from 'ajv/dist/standalone/index.js';
+import { allUnique, formats } from './cyclonedx-runtime.cjs';
 import { AnalysisError } from '../types.js';
-
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-const addDraft2019Formats = addDraft2019FormatsModule;
 
 /**
  * CycloneDX 1.7 validation with the CycloneDX library's own bundled JSON schemas, compiled with
@@ -15,6 +12,10 @@ const addDraft2019Formats = addDraft2019FormatsModule;
  * (47 arrays, components and dependencies among them) is checked in linear time by canonical
  * JSON instead of Ajv's pairwise deep comparison, which takes over a second on 2,700 components.
  * The verdicts are the same as the library's JsonStrictValidator (a test compares them).
+ *
+ * Compiling the schemas takes about half a second, so `npm run build` writes the compiled
+ * validator as Ajv standalone code (`cyclonedx-validator.cjs`, beside the built module and the
+ * runtime helpers it requires); a process running from the sources compiles on first use.
  */
 
 const SCHEMA_FILES = {
@@ -25,6 +26,14 @@ const SCHEMA_FILES = {
     'http://cyclonedx.org/schema/jsf-0.82.SNAPSHOT.schema.json': 'jsf-0.82.SNAPSHOT.schema.json',
   },
 } as const;
+
+// ajv ships CommonJS with `exports.default`; under NodeNext the default import is the module object.
+const standaloneCode = standaloneModule.default;
+
+/** The runtime helpers' module, as the standalone code requires it (from the same folder). */
+const RUNTIME = './cyclonedx-runtime.cjs';
+/** The standalone validator `npm run build` writes beside this module. */
+export const STANDALONE_FILE = 'cyclonedx-validator.cjs';
 
 function schemaDir(): string {
   const require = createRequire(import.meta.url);
@@ -43,53 +52,65 @@ function linearUniqueness(node: unknown): unknown {
   return out;
 }
 
-/** JSON with object keys sorted: equal strings exactly when the values are deeply equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
+/** `uniqueItems` in linear time, as generated code (so that standalone code can hold it). */
+const uniqueItemsLinear: CodeKeywordDefinition = {
+  keyword: 'uniqueItemsLinear',
+  type: 'array',
+  schemaType: 'boolean',
+  code(cxt) {
+    if (cxt.schema !== true) return;
+    const unique = cxt.gen.scopeValue('func', { ref: allUnique, code: _`require(${RUNTIME}).allUnique` });
+    cxt.fail(_`!${unique}(${cxt.data})`);
+  },
+};
+
+/** Compiles the schemas (with the source kept, for standalone code). */
+function compile(): { readonly ajv: Ajv; readonly validate: ValidateFunction } {
+  const dir = schemaDir();
+  const read = (file: string): unknown => JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
+  const schemas: Record<string, object> = {};
+  for (const [uri, file] of Object.entries(SCHEMA_FILES.refs)) schemas[uri] = linearUniqueness(read(file)) as object;
+  const ajv = new Ajv({
+    useDefaults: false,
+    strict: false,
+    strictSchema: false,
+    addUsedSchema: false,
+    schemas,
+    formats,
+    keywords: [uniqueItemsLinear],
+    code: { source: true, formats: _`require(${RUNTIME}).formats` },
+  });
+  return { ajv, validate: ajv.compile(linearUniqueness(read(SCHEMA_FILES.bom)) as object) };
 }
 
-function allUnique(items: readonly unknown[]): boolean {
-  const seen = new Set<string>();
-  for (const item of items) {
-    const key = canonical(item);
-    if (seen.has(key)) return false;
-    seen.add(key);
-  }
-  return true;
+/** The compiled validator as a CommonJS module requiring Ajv's runtime and `cyclonedx-runtime.cjs`. */
+export function cycloneDxStandaloneCode(): string {
+  const { ajv, validate } = compile();
+  return standaloneCode(ajv, validate);
 }
 
 let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
   if (compiled) return compiled;
-  const dir = schemaDir();
-  const read = (file: string): unknown => JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
-  const schemas: Record<string, object> = {};
-  for (const [uri, file] of Object.entries(SCHEMA_FILES.refs)) schemas[uri] = linearUniqueness(read(file)) as object;
-  const ajv = new Ajv({ useDefaults: false, strict: false, strictSchema: false, addUsedSchema: false, schemas });
-  addFormats(ajv);
-  addDraft2019Formats(ajv, { formats: ['idn-email'] });
-  ajv.addFormat('iri-reference', true);
-  ajv.addKeyword({
-    keyword: 'uniqueItemsLinear',
-    type: 'array',
-    schemaType: 'boolean',
-    validate: (enabled: boolean, data: unknown[]) => !enabled || allUnique(data),
-  });
-  compiled = ajv.compile(linearUniqueness(read(SCHEMA_FILES.bom)) as object);
+  try {
+    compiled = createRequire(import.meta.url)(`./${STANDALONE_FILE}`) as ValidateFunction;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
+    compiled = compile().validate;
+  }
   return compiled;
+}
+
+/** Problems `validate` finds in a CycloneDX JSON document; empty when it is valid. */
+export function problemsWith(validate: ValidateFunction, json: string): string[] {
+  if (validate(JSON.parse(json))) return [];
+  return (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath} ${e.message ?? e.keyword}`);
 }
 
 /** Problems of a CycloneDX 1.7 JSON document; empty when it is valid. */
 export function cycloneDxProblems(json: string): string[] {
-  const validate = validator();
-  if (validate(JSON.parse(json))) return [];
-  return (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath} ${e.message ?? e.keyword}`);
+  return problemsWith(validator(), json);
 }
 
 /** A failure means the service produced a broken document: `invalid_response`. */
