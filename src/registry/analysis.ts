@@ -5,7 +5,7 @@ import type { StandaloneResolver } from '../sbom/ecosystems/npm/build.js';
 import { REGISTRY_KEYS, type Ecosystem, type RegistryAccess, type RegistryEndpoint, type RegistryKey } from '../sbom/ecosystems/types.js';
 import { registryHttp } from './http.js';
 import { npmMetadataClient } from './metadata-client.js';
-import { loadNpmOptions, type NpmOptions } from './npm-options.js';
+import { fetchOptionsOf, loadNpmOptions, type NpmOptions } from './npm-options.js';
 import { arboristResolver } from './resolver.js';
 
 export interface RegistryAnalysisOptions {
@@ -51,11 +51,7 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
   // analysis of other ecosystems never reads it); a given one is used as it is.
   let loaded: Promise<NpmOptions> | undefined;
   const npmOptions = () => (loaded ??= options.npmOptions ? Promise.resolve(options.npmOptions) : loadNpmOptions());
-  // Our own metadata cache replaces npm's HTTP cache for enrichment.
-  const fetchOptions = async (): Promise<NpmOptions> => {
-    const { cache: _httpCache, ...rest } = await npmOptions();
-    return rest;
-  };
+  const fetchOptions = async (): Promise<NpmOptions> => fetchOptionsOf(await npmOptions());
   const { observer } = options;
   const observe = (client: MetadataClient): MetadataClient => (observer ? observer.observeClient(client) : client);
   const resolver = arboristResolver(npmOptions, options.resolutionTimeoutMs);

@@ -26,19 +26,33 @@ export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOption
     const retry = { retries: Math.min(userRetry.retries ?? 2, 2), factor: 2, minTimeout: 250, maxTimeout: 2_000 };
     return { base: { ...resolved, timeout: timeoutMs, retry }, npmFetch };
   };
+  /**
+   * The registry a package's metadata comes from, chosen as npm-registry-fetch's pickRegistry
+   * does (the package's scope registry, else that of the configured `scope`, else `registry`).
+   * Asking with an absolute URL and no `spec` spares npm-package-arg's parse of `name@version`
+   * per request, which tries the spec as a git URL first (about 0.2 ms of CPU each).
+   */
+  const registryFor = (name: string, base: NpmOptions): string => {
+    const scopeOf = (scope: string): unknown => base[`${scope.replace(/^@?/, '@')}:registry`];
+    const configured = typeof base['scope'] === 'string' && base['scope'] !== '' ? scopeOf(base['scope']) : undefined;
+    const picked = (name.startsWith('@') ? scopeOf(name.slice(0, name.indexOf('/'))) : undefined) ?? configured ?? base['registry'];
+    if (typeof picked !== 'string' || picked === '') throw new Error('npm configuration has no registry');
+    return picked.replace(/\/+$/, '');
+  };
   return {
     async fetch(name, version, signal) {
       const { base, npmFetch } = await (ready ??= prepare());
       const escaped = name.startsWith('@') ? `@${encodeURIComponent(name.slice(1))}` : encodeURIComponent(name);
-      const opts = { ...base, spec: `${name}@${version}`, ...(signal ? { signal } : {}) };
+      const opts = signal ? { ...base, signal } : base;
+      const packageUrl = `${registryFor(name, base)}/${escaped}`;
       try {
-        return metadataFromManifest(await npmFetch.json(`/${escaped}/${encodeURIComponent(version)}`, opts));
+        return metadataFromManifest(await npmFetch.json(`${packageUrl}/${encodeURIComponent(version)}`, opts));
       } catch (error) {
         const code = status(error);
         if (code !== 404 && code !== 405) throw classify(error);
       }
       try {
-        const packument = await npmFetch.json(`/${escaped}`, opts);
+        const packument = await npmFetch.json(packageUrl, opts);
         const versions = (packument as { versions?: Record<string, unknown> }).versions ?? {};
         return version in versions ? metadataFromManifest(versions[version]) : null;
       } catch (error) {

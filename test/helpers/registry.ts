@@ -44,6 +44,8 @@ export interface FixtureRegistry {
   readonly url: string;
   /** Paths requested so far. */
   readonly requests: string[];
+  /** The `authorization` header of each request so far (undefined where none was sent), in order. */
+  readonly authorizations: (string | undefined)[];
   /** Most requests answered at the same time so far. */
   readonly maxConcurrent: () => number;
   /** Resolves once a path matching `match` has been requested (at once if it was already). */
@@ -60,6 +62,7 @@ function integrityOf(name: string, version: string): string {
 /** A registry speaking the npm registry protocol (packuments and version documents) over HTTP. */
 export async function startFixtureRegistry(options: FixtureRegistryOptions = {}): Promise<FixtureRegistry> {
   const requests: string[] = [];
+  const authorizations: (string | undefined)[] = [];
   const arrivals = new EventEmitter();
   let base = '';
   const tarballPath = (name: string, version: string): string => `/${name}/-/${name.split('/').pop() ?? name}-${version}.tgz`;
@@ -85,6 +88,7 @@ export async function startFixtureRegistry(options: FixtureRegistryOptions = {})
     res.once('close', () => active--);
     const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/');
     requests.push(path);
+    authorizations.push(req.headers.authorization);
     arrivals.emit('request');
     await options.holdFor?.(path);
     if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
@@ -129,6 +133,7 @@ export async function startFixtureRegistry(options: FixtureRegistryOptions = {})
   return {
     url: base,
     requests,
+    authorizations,
     maxConcurrent: () => peak,
     requested: async (match) => {
       while (!requests.some(match)) await once(arrivals, 'request');

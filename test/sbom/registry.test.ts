@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskMetadataCache } from '../../src/registry/disk-cache.js';
+import { fetchOptionsOf } from '../../src/registry/npm-options.js';
 import { npmMetadataClient } from '../../src/registry/metadata-client.js';
 import { PgMetadataCache } from '../../src/registry/pg-cache.js';
 import { registryAnalysis } from '../../src/registry/analysis.js';
@@ -111,6 +112,26 @@ describe('enrichment', () => {
       expect(old.requests).toEqual(['/delta/4.0.0', '/delta', '/delta/9.9.9', '/delta']);
     } finally {
       await old.close();
+    }
+  });
+
+  it('asks a scope registry with its credentials, and the default registry without them', async () => {
+    const corp = await startFixtureRegistry({ packages: { '@corp/kit': { versions: { '2.0.0': { license: 'Apache-2.0' } } } } });
+    try {
+      const corpHost = new URL(corp.url).host;
+      // As a user's .npmrc would say it, trimmed as the analysis trims it.
+      const options = fetchOptionsOf({ ...(await registry.npmOptions()), '@corp:registry': `${corp.url}/`, [`//${corpHost}/:_authToken`]: 'corp-secret' });
+      expect(Object.keys(options).length).toBeLessThan(40);
+      const client = npmMetadataClient(options);
+      expect(await client.fetch('@corp/kit', '2.0.0')).toMatchObject({ license: 'Apache-2.0' });
+      expect(corp.requests).toEqual(['/@corp/kit/2.0.0']);
+      expect(corp.authorizations).toEqual(['Bearer corp-secret']);
+      const before = registry.requests.length;
+      expect(await client.fetch('alpha', '1.0.0')).toMatchObject({ license: 'Apache 2.0' });
+      expect(registry.requests.slice(before)).toEqual(['/alpha/1.0.0']);
+      expect(registry.authorizations.slice(before)).toEqual([undefined]);
+    } finally {
+      await corp.close();
     }
   });
 
