@@ -339,6 +339,14 @@ describe('CycloneDX validation', () => {
     }
   });
 
+  it('checks uniqueness by deep equality, whatever the key order, and never confuses a string with another value', async () => {
+    const { allUnique } = await import('../../src/sbom/validate/cyclonedx-runtime.cjs');
+    expect(allUnique([{ a: 1, b: [2, { c: 3, d: 4 }] }, { b: [2, { d: 4, c: 3 }], a: 1 }])).toBe(false);
+    expect(allUnique(['x', 'y', 'x'])).toBe(false);
+    expect(allUnique(['1', 1, 'null', null, '{}', {}, '[]', [], 'true', true, '"a"', 'a'])).toBe(true);
+    expect(allUnique([{ a: 'x' }, { a: 'y' }, [1, 2], [2, 1]])).toBe(true);
+  });
+
   it('gives the same verdicts from the standalone code the build writes as from the compiled schemas', async () => {
     const { cycloneDxProblems, cycloneDxStandaloneCode, problemsWith, STANDALONE_FILE } = await import('../../src/sbom/validate/cyclonedx.js');
     // Inside the project, so that the code's `require("ajv/dist/runtime/…")` resolves as it does in dist/.

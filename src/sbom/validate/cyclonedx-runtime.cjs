@@ -7,14 +7,37 @@
 const { fullFormats } = require('ajv-formats/dist/formats');
 const idnEmail = require('ajv-formats-draft2019/formats/idn-email');
 
-/** JSON with object keys sorted: equal strings exactly when the values are deeply equal. */
-function canonical(value) {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+/** Appends `value` as JSON with object keys sorted: equal texts exactly when the values are deeply equal. */
+function canonicalInto(value, parts) {
+  if (typeof value !== 'object' || value === null) {
+    parts.push(JSON.stringify(value));
+  } else if (Array.isArray(value)) {
+    parts.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) parts.push(',');
+      canonicalInto(value[i], parts);
+    }
+    parts.push(']');
+  } else {
+    // Keys sort by UTF-16 code units, as `<` compares them.
+    const keys = Object.keys(value).sort();
+    parts.push('{');
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0) parts.push(',');
+      parts.push(JSON.stringify(keys[i]), ':');
+      canonicalInto(value[keys[i]], parts);
+    }
+    parts.push('}');
   }
-  return JSON.stringify(value);
+}
+
+function canonical(value) {
+  // Most `uniqueItems` arrays hold strings: a quote and the raw text, which no other value's
+  // canonical form starts with, spare escaping every one.
+  if (typeof value === 'string') return `"${value}`;
+  const parts = [];
+  canonicalInto(value, parts);
+  return parts.join('');
 }
 
 /** Whether no two items are deeply equal (the schema's `uniqueItems`), in linear time. */
