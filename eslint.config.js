@@ -1,9 +1,10 @@
 // @ts-check
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'migrations/', 'scratch/'] },
+  { ignores: ['dist/', 'coverage/', 'node_modules/', 'migrations/', 'scratch/', 'test-output/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -33,6 +34,11 @@ export default tseslint.config(
       '@typescript-eslint/explicit-module-boundary-types': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
+  },
+  {
+    // The web console runs in browsers: their globals, none of Node's.
+    files: ['console/**'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     files: ['eslint.config.js'],
