@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { asProblem, type Api, type Problem } from '../api/client.js';
 import { INTENTS, type Intent, type ListEntry, type ListRequest, type ListResponse } from '../api/types.js';
-import { formatBytes } from '../ui/format.js';
+import { formatBytes, plural } from '../ui/format.js';
 import { ProblemBox } from '../ui/problem-box.js';
 import { FileView, type FileRef } from './file-view.js';
 
@@ -147,7 +147,7 @@ export function ExplorerView({ api, open, onOpened }: { api: Api; open: FileRef 
     <section aria-labelledby="explorer-heading">
       <h2 id="explorer-heading">Explorer</h2>
       <form class="explorer-form" onSubmit={browse} data-testid="explorer-form">
-        <label for="explore-target">Target</label>
+        <label for="explore-target">Target to browse</label>
         <input id="explore-target" data-testid="explore-target" value={targetText} onInput={(e) => setTargetText(e.currentTarget.value)} placeholder="npm:react@18.3.1, github:owner/repo@main, site:docs.example.com" spellcheck={false} autocomplete="off" aria-describedby="explore-hint" />
         <p id="explore-hint" class="hint">
           A package (<code>npm:react@18.3.1</code>, <code>pypi:requests</code>, <code>crates:serde</code>…), a repository (<code>github:owner/repo@ref</code>) or a documentation site (<code>site:docs.example.com/guide</code>).
@@ -206,7 +206,7 @@ export function ExplorerView({ api, open, onOpened }: { api: Api; open: FileRef 
       {page !== null ? (
         <div class="listing">
           <p class="hint" role="status" data-testid="list-status">
-            {page.entries.length === 0 ? 'Nothing here' : `${page.entries.length} entries`}
+            {page.entries.length === 0 ? 'Nothing here' : plural(page.entries.length, 'entry', 'entries')}
             {cursors.length > 1 ? ` (page ${cursors.length})` : ''}
             {page.code_index_state !== null ? ` · ${page.code_index_state}` : ''}
             {page.coverage_state !== null ? ` · coverage ${page.coverage_state}` : ''}

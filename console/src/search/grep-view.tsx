@@ -60,7 +60,7 @@ export function GrepView({ api, onOpen }: { api: Api; onOpen: (file: FileRef) =>
     <section aria-labelledby="grep-heading">
       <h2 id="grep-heading">Search the code</h2>
       <form onSubmit={submit} class="grid-form">
-        <label for="grep-target">Target</label>
+        <label for="grep-target">Target to search</label>
         <input id="grep-target" value={target} onInput={(e) => setTarget(e.currentTarget.value)} placeholder="npm:react@18.3.1" spellcheck={false} required />
         <label for="grep-pattern">Pattern</label>
         <input id="grep-pattern" value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} spellcheck={false} required />
