@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadResponseType } from '../../src/inventory/schemas.js';
-import { HAS_CHROMIUM, launchChromium, openConsole, overflowsHorizontally, screenshot, type ConsolePage } from '../helpers/browser.js';
+import { HAS_CHROMIUM, launchChromium, openConsole, overflowsHorizontally, screenshot, unnamedControls, type ConsolePage } from '../helpers/browser.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import type { FixturePackage } from '../helpers/registry.js';
 import { packageTarball } from '../helpers/tarball.js';
@@ -163,6 +163,7 @@ describe.skipIf(!HAS_CHROMIUM)('the explorer in Chromium', () => {
       await page.setViewportSize({ width, height: 900 });
       await page.getByTestId('file-content').waitFor();
       expect(await overflowsHorizontally(page), `overflow at ${width}px`).toBe(false);
+      expect(await unnamedControls(page)).toEqual([]);
       await screenshot(page, `explorer-${width}`);
     }
     const origin = new URL(base).origin;

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes } from '../../src/routes/console.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { HAS_CHROMIUM, launchChromium, openConsole, overflowsHorizontally, screenshot, type ConsolePage } from '../helpers/browser.js';
+import { HAS_CHROMIUM, launchChromium, openConsole, overflowsHorizontally, screenshot, unnamedControls, type ConsolePage } from '../helpers/browser.js';
 
 const COUNT = 10_000;
 
@@ -134,19 +134,24 @@ describe.skipIf(!HAS_CHROMIUM)('the inventory view in Chromium', () => {
     expect(c.problems).toEqual([]);
   });
 
-  it('is readable at 375 and 1440 pixels wide (screenshots under test-output/console)', async () => {
+  it('is readable at 375 and 1440 pixels wide, light and dark, with a name on every control (screenshots under test-output/console)', async () => {
     const { page } = c;
     await page.getByLabel('Filter components').fill('');
     for (const width of [375, 1440]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.getByTestId('sbom').waitFor();
-      expect(await overflowsHorizontally(page), `overflow at ${width}px`).toBe(false);
-      await screenshot(page, `inventory-${width}`);
-      await page.getByRole('tab', { name: 'Jobs' }).click();
-      expect(await overflowsHorizontally(page), `jobs overflow at ${width}px`).toBe(false);
-      await screenshot(page, `jobs-${width}`);
-      await page.getByRole('tab', { name: 'Inventory' }).click();
+      for (const tab of ['Jobs', 'Inventory', 'Explorer', 'Search', 'Compare']) {
+        await page.getByRole('tab', { name: tab }).click();
+        expect(await overflowsHorizontally(page), `${tab} overflows at ${width}px`).toBe(false);
+        expect(await unnamedControls(page), `${tab} at ${width}px`).toEqual([]);
+        if (tab === 'Jobs' || tab === 'Inventory') await screenshot(page, `${tab.toLowerCase()}-${width}`);
+      }
     }
+    await page.getByRole('tab', { name: 'Inventory' }).click();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.evaluate<string>('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(15, 19, 24)');
+    await screenshot(page, 'inventory-1440-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await page.evaluate<string>('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(255, 255, 255)');
     // Every request the page made went to the service; none went anywhere else.
     const origin = new URL(base).origin;
     expect(c.requests.length).toBeGreaterThanOrEqual(3);

@@ -211,6 +211,20 @@ describe.skipIf(!HAS_CHROMIUM)('job console in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('keeps the token in this tab\'s session storage only when asked to', async () => {
+    await page.getByLabel('Bearer token').fill('kept-token');
+    expect(await page.evaluate('localStorage.length + sessionStorage.length')).toBe(0);
+    await page.getByLabel('Keep it for this tab').check();
+    await page.waitForFunction('sessionStorage.getItem("pkgscope-token") === "kept-token"');
+    await page.reload();
+    expect(await page.getByLabel('Bearer token').inputValue()).toBe('kept-token');
+    expect(await page.getByLabel('Keep it for this tab').isChecked()).toBe(true);
+    await page.getByLabel('Keep it for this tab').uncheck();
+    await page.waitForFunction('sessionStorage.length === 0');
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
   it('shows the 401 problem detail and code for a wrong token', async () => {
     await fillForm('not-a-real-token');
     await page.getByTestId('submit').click();

@@ -64,3 +64,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export function overflowsHorizontally(page: Page): Promise<boolean> {
   return page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth + 1');
 }
+
+/** Visible controls without an accessible name (label, aria-label(ledby), text or title), as HTML snippets. */
+export function unnamedControls(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`[...document.querySelectorAll('button, input, select, textarea, a[href], [role="grid"], [role="tab"], [tabindex="0"]')]
+    .filter((e) => e.getClientRects().length > 0)
+    .filter((e) => {
+      const byIds = (e.getAttribute('aria-labelledby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join('').trim();
+      const byLabels = e.labels ? [...e.labels].map((l) => l.textContent).join('').trim() : '';
+      const ownText = e.tagName === 'INPUT' || e.tagName === 'SELECT' || e.tagName === 'TEXTAREA' ? '' : e.textContent.trim();
+      return !(e.getAttribute('aria-label') || byIds || byLabels || ownText || e.getAttribute('title'));
+    })
+    .map((e) => e.outerHTML.slice(0, 160))`);
+}

@@ -41,6 +41,7 @@ export function JobsView({ token, onInventory, announce }: JobsViewProps): JSX.E
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState<{ url: string; name: string; size: number } | null>(null);
   const follower = useRef<JobFollower | null>(null);
+  const announced = useRef('');
   const lockfile = useRef<HTMLInputElement>(null);
   const manifest = useRef<HTMLInputElement>(null);
   const more = useRef<HTMLInputElement>(null);
@@ -74,6 +75,10 @@ export function JobsView({ token, onInventory, announce }: JobsViewProps): JSX.E
           const phases = last?.phase === next.phase && last.attempt === next.attempt ? view.phases : [...view.phases, { phase: next.phase, attempt: next.attempt, at: new Date() }];
           return { ...view, snapshot: next, phases };
         });
+        // The live region speaks of phases and outcomes, not of every count that moved.
+        const said = `${next.phase}/${next.attempt}`;
+        if (announced.current === said) return;
+        announced.current = said;
         const label = PHASE_LABELS[next.phase];
         if (next.state === 'succeeded') announce(`Job ${id} succeeded. The result is ready.`);
         else if (next.state === 'failed') {
