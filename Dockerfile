@@ -4,6 +4,7 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json vite.config.ts ./
 COPY src ./src
 COPY console ./console
+COPY scripts ./scripts
 COPY workers ./workers
 COPY migrations ./migrations
 RUN npm ci && npm prune --omit=dev

@@ -41,7 +41,12 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
   },
   {
-    files: ['eslint.config.js'],
+    // Build scripts run in Node.
+    files: ['scripts/*.js'],
+    languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    files: ['eslint.config.js', 'scripts/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
   },
 );
