@@ -86,6 +86,8 @@ export function consoleRoutes(options: ConsoleOptions = {}): RoutePlugin {
         .type('text/html; charset=utf-8')
         .send(page);
     });
+    // A typed trailing slash still finds the page (its asset URLs are absolute either way).
+    app.get(`${CONSOLE_PATH}/`, async (_request, reply) => reply.redirect(CONSOLE_PATH, 308));
     app.get<{ Params: { name: string } }>(`${CONSOLE_ASSETS_PATH}/:name`, async (request, reply) => {
       let asset;
       try {

@@ -93,6 +93,12 @@ describe('the console page and its assets', () => {
     expect(res.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
   });
 
+  it('sends /console/ to /console', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/console/' });
+    expect(res.statusCode).toBe(308);
+    expect(res.headers['location']).toBe('/console');
+  });
+
   it('answers HEAD like GET without a body', async () => {
     const res = await t.app.inject({ method: 'HEAD', url: '/console' });
     expect(res.statusCode).toBe(200);

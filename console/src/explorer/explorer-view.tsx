@@ -5,6 +5,7 @@ import { INTENTS, type Intent, type ListEntry, type ListRequest, type ListRespon
 import { formatBytes, plural } from '../ui/format.js';
 import { ProblemBox } from '../ui/problem-box.js';
 import { FileView, type FileRef } from './file-view.js';
+import { targetFromInput } from './target-input.js';
 
 /** How long one list call may wait for preparation before the console asks again. */
 const PREPARE_WAIT_MS = 10_000;
@@ -122,7 +123,8 @@ export function ExplorerView({ api, open, onOpened }: { api: Api; open: FileRef 
 
   const browse = (event: Event): void => {
     event.preventDefault();
-    const target = targetText.trim();
+    const target = targetFromInput(targetText);
+    setTargetText(target);
     if (target === '') {
       setProblem(asProblem(new Error('Enter a target such as npm:react@18.3.1')));
       return;
@@ -148,9 +150,9 @@ export function ExplorerView({ api, open, onOpened }: { api: Api; open: FileRef 
       <h2 id="explorer-heading">Explorer</h2>
       <form class="explorer-form" onSubmit={browse} data-testid="explorer-form">
         <label for="explore-target">Target to browse</label>
-        <input id="explore-target" data-testid="explore-target" value={targetText} onInput={(e) => setTargetText(e.currentTarget.value)} placeholder="npm:react@18.3.1, github:owner/repo@main, site:docs.example.com" spellcheck={false} autocomplete="off" aria-describedby="explore-hint" />
+        <input id="explore-target" data-testid="explore-target" value={targetText} onInput={(e) => setTargetText(e.currentTarget.value)} placeholder="npm:react@18.3.1, https://github.com/owner/repo, site:docs.example.com" spellcheck={false} autocomplete="off" aria-describedby="explore-hint" />
         <p id="explore-hint" class="hint">
-          A package (<code>npm:react@18.3.1</code>, <code>pypi:requests</code>, <code>crates:serde</code>…), a repository (<code>github:owner/repo@ref</code>) or a documentation site (<code>site:docs.example.com/guide</code>).
+          A package (<code>npm:react@18.3.1</code>, <code>pypi:requests</code>, <code>crates:serde</code>…), a repository (<code>github:owner/repo@ref</code> or its web address) or a documentation site (<code>site:docs.example.com/guide</code> or its address).
         </p>
         <details>
           <summary>Filters</summary>

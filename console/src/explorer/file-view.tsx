@@ -138,7 +138,7 @@ export function FileView({ api, file, onClose }: { api: Api; file: FileRef; onCl
           </pre>
         </div>
       ) : null}
-      {loaded !== null && loaded.nextOffset !== null ? (
+      {loaded !== null && loaded.nextOffset !== null && first?.encoding === 'utf-8' ? (
         <p>
           <button type="button" disabled={busy} onClick={() => void more()}>
             Read more (from byte {loaded.nextOffset.toLocaleString('en')})

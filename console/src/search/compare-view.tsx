@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { asProblem, type Api, type Problem } from '../api/client.js';
 import type { CompareChange, CompareRequest, CompareResponse, DiffResponse } from '../api/types.js';
 import { ProblemBox } from '../ui/problem-box.js';
+import { targetFromInput } from '../explorer/target-input.js';
 
 const WAIT_MS = 20_000;
 
@@ -75,7 +76,7 @@ export function CompareView({ api }: { api: Api }): JSX.Element {
           e.preventDefault();
           setResult(null);
           setDiff(null);
-          void run({ base: base.trim(), head: head.trim(), limit: 200, wait_timeout_ms: WAIT_MS }, []);
+          void run({ base: targetFromInput(base), head: targetFromInput(head), limit: 200, wait_timeout_ms: WAIT_MS }, []);
         }}
       >
         <label for="compare-base">Older (base)</label>

@@ -4,6 +4,7 @@ import { asProblem, type Api, type Problem } from '../api/client.js';
 import type { GrepMatch, GrepRequest, GrepResponse } from '../api/types.js';
 import type { FileRef } from '../explorer/file-view.js';
 import { ProblemBox } from '../ui/problem-box.js';
+import { targetFromInput } from '../explorer/target-input.js';
 
 const WAIT_MS = 20_000;
 
@@ -47,7 +48,7 @@ export function GrepView({ api, onOpen }: { api: Api; onOpen: (file: FileRef) =>
 
   const submit = (event: Event): void => {
     event.preventDefault();
-    const request: GrepRequest = { target: target.trim(), pattern, regex, case_sensitive: caseSensitive, context_lines: context, limit: 100, wait_timeout_ms: WAIT_MS };
+    const request: GrepRequest = { target: targetFromInput(target), pattern, regex, case_sensitive: caseSensitive, context_lines: context, limit: 100, wait_timeout_ms: WAIT_MS };
     const selectors = paths.split(/[\s,]+/).filter((p) => p !== '');
     if (selectors.length > 0) request.paths = selectors;
     setResult(null);
