@@ -2,10 +2,10 @@ import type { ComponentChildren, JSX } from 'preact';
 import type { Slice } from './analysis.js';
 
 const ROW = 26;
-const LABEL_WIDTH = 190;
-const BAR_WIDTH = 200;
-const COUNT_WIDTH = 60;
-const MAX_LABEL = 30;
+const LABEL_WIDTH = 150;
+const BAR_WIDTH = 140;
+const COUNT_WIDTH = 50;
+const MAX_LABEL = 22;
 
 function shorten(label: string): string {
   return label.length > MAX_LABEL ? `${label.slice(0, MAX_LABEL - 1)}…` : label;
