@@ -1,8 +1,10 @@
-# Build: install everything, compile TypeScript (npm ci runs `prepare`), drop dev dependencies.
+# Build: install everything, compile TypeScript and build the console (npm ci runs `prepare`), drop dev dependencies.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json vite.config.ts ./
 COPY src ./src
+COPY console ./console
+COPY scripts ./scripts
 COPY workers ./workers
 COPY migrations ./migrations
 RUN npm ci && npm prune --omit=dev

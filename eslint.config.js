@@ -1,9 +1,10 @@
 // @ts-check
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'migrations/', 'scratch/'] },
+  { ignores: ['dist/', 'coverage/', 'node_modules/', 'migrations/', 'scratch/', 'test-output/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -35,7 +36,17 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.js'],
+    // The web console runs in browsers: their globals, none of Node's.
+    files: ['console/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    // Build scripts run in Node.
+    files: ['scripts/*.js'],
+    languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    files: ['eslint.config.js', 'scripts/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
   },
   {

@@ -1,65 +1,92 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page, type Request, type Route } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Analyze } from '../../src/jobs/runner.js';
 import { JOB_PHASES, JOBS_PATH, type JobPhase, type JobSnapshot } from '../../src/jobs/snapshot.js';
-import { CONSOLE_CSP, consoleRoutes } from '../../src/routes/console.js';
 import { analyze } from '../../src/sbom/analyze.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { HAS_CHROMIUM, launchChromium, openConsole, screenshot } from '../helpers/browser.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { FIXTURES } from '../helpers/fixtures.js';
-
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) {
-  console.warn(`console browser tests skipped: no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`);
-}
 
 const LOCKFILE = `${FIXTURES}lockfiles/small/npm3/package-lock.json`;
 const MANIFEST = `${FIXTURES}lockfiles/small/npm3/package.json`;
 
-describe('GET /console', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ deps: { publicRoutes: [consoleRoutes()] } });
-  });
-  afterAll(() => t.close());
+interface CdxComponent {
+  readonly 'bom-ref': string;
+  readonly type: string;
+  readonly name: string;
+  readonly group?: string;
+  readonly version?: string;
+  readonly purl?: string;
+  readonly licenses?: readonly { readonly expression?: string; readonly license?: { readonly id?: string; readonly name?: string } }[];
+}
 
-  it('answers the page without authentication, with a CSP allowing exactly its inline script and style', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/console' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers['x-request-id']).toEqual(expect.any(String));
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    const csp = String(res.headers['content-security-policy']);
-    expect(csp).toBe(CONSOLE_CSP);
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("connect-src 'self'");
-    expect(csp).not.toContain('unsafe-inline');
+interface CycloneDx {
+  readonly metadata: { readonly component?: CdxComponent };
+  readonly components: readonly CdxComponent[];
+  readonly dependencies?: readonly { readonly ref: string; readonly dependsOn?: readonly string[] }[];
+  readonly properties: readonly { readonly name: string; readonly value: string }[];
+}
 
-    const html = res.body;
-    const inline = (tag: string): string[] =>
-      [...html.matchAll(new RegExp(`<${tag}[^>]*>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => m[1] ?? '');
-    const hash = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
-    const scripts = inline('script');
-    const styles = inline('style');
-    expect(scripts).toHaveLength(1);
-    expect(styles).toHaveLength(1);
-    expect(csp).toContain(`script-src ${hash(scripts[0]!)}`);
-    expect(csp).toContain(`style-src ${hash(styles[0]!)}`);
-    // Nothing is loaded from elsewhere.
-    expect(html).not.toMatch(/\s(src|href)="(https?:)?\/\//);
-    expect(html).toContain('aria-live="polite"');
-  });
+/** Breadth-first distances from the project roots (the subject and every application component). */
+function distances(doc: CycloneDx): Map<string, number> {
+  const edges = new Map((doc.dependencies ?? []).map((d) => [d.ref, d.dependsOn ?? []]));
+  const roots = [doc.metadata.component?.['bom-ref'], ...doc.components.filter((c) => c.type === 'application').map((c) => c['bom-ref'])].filter((r): r is string => r !== undefined);
+  const depth = new Map(roots.map((r) => [r, 0]));
+  let frontier = roots;
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const ref of frontier) {
+      for (const child of edges.get(ref) ?? []) {
+        if (depth.has(child)) continue;
+        depth.set(child, (depth.get(ref) ?? 0) + 1);
+        next.push(child);
+      }
+    }
+    frontier = next;
+  }
+  return depth;
+}
 
-  it('answers other methods with 405', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/console', payload: {} });
-    expect(res.statusCode).toBe(405);
-    expect(res.headers['allow']).toBe('GET, HEAD');
-  });
-});
+/** Opens the job's inventory and checks the table, the license chart and a dependency path against the document. */
+async function checkInventoryView(page: Page, doc: CycloneDx): Promise<void> {
+  await page.getByTestId('view-inventory').click();
+  await page.getByTestId('sbom').waitFor();
+  expect(await page.getByRole('tab', { name: 'Inventory' }).getAttribute('aria-selected')).toBe('true');
+  expect(await page.getByTestId('sbom-count').getAttribute('data-count')).toBe(String(doc.components.length));
+
+  // The license chart: the largest label and its count, as the document states them.
+  const counts = new Map<string, number>();
+  for (const c of doc.components) {
+    const first = c.licenses?.[0];
+    const label = first?.expression ?? first?.license?.id ?? first?.license?.name ?? 'unknown';
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  const [topLabel, topCount] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
+  const bar = page.getByTestId('license-chart').locator(`g[data-label="${topLabel}"]`);
+  expect(await bar.getAttribute('data-count')).toBe(String(topCount));
+  expect(await bar.locator('text').first().textContent()).toBe(topLabel);
+
+  // The deepest component: filter to it, select it, and read its shortest path from the root.
+  const depth = distances(doc);
+  const deepest = [...doc.components].sort((a, b) => (depth.get(b['bom-ref']) ?? -1) - (depth.get(a['bom-ref']) ?? -1))[0]!;
+  const steps = depth.get(deepest['bom-ref']) ?? 0;
+  expect(steps).toBeGreaterThanOrEqual(2);
+  const name = deepest.group ? `${deepest.group}/${deepest.name}` : deepest.name;
+  await page.getByLabel('Filter components').fill(`${name} ${deepest.version ?? ''}`);
+  const row = page.locator(`[role="row"][data-ref="${deepest['bom-ref']}"]`);
+  await row.click();
+  await page.locator(`[data-testid="component-detail"][data-ref="${deepest['bom-ref']}"]`).waitFor();
+  expect(await page.getByTestId('component-purl').textContent()).toBe(deepest.purl ?? '—');
+  const path: string[] = [];
+  for (const item of await page.getByTestId('dependency-path').first().locator(':scope > li').all()) path.push((await item.getAttribute('data-ref')) ?? '');
+  expect(path).toHaveLength(steps + 1);
+  expect(path[0]).toBe(doc.metadata.component?.['bom-ref']);
+  expect(path.at(-1)).toBe(deepest['bom-ref']);
+  const edges = new Map((doc.dependencies ?? []).map((d) => [d.ref, d.dependsOn ?? []]));
+  for (let i = 1; i < path.length; i++) expect(edges.get(path[i - 1]!)).toContain(path[i]);
+  expect(await page.getByTestId('completeness').getAttribute('data-value')).toBe(doc.properties.find((p) => p.name === 'service:completeness')?.value);
+}
 
 /** Resolves `release` to let every held analysis leave the enriching phase. */
 function gateAt(phase: JobPhase): { analyze: Analyze; release: () => void } {
@@ -90,7 +117,7 @@ describe.skipIf(!HAS_CHROMIUM)('job console in Chromium', () => {
   let problems: string[];
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     h = await startJobsHarness();
     base = await h.listen();
   });
@@ -101,15 +128,7 @@ describe.skipIf(!HAS_CHROMIUM)('job console in Chromium', () => {
   });
 
   beforeEach(async () => {
-    context = await browser.newContext({ acceptDownloads: true });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    problems = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) problems.push(message.text());
-    });
-    await page.goto(`${base}/console`);
+    ({ context, page, problems } = await openConsole(browser, base));
   });
   afterEach(async () => {
     await context.close();
@@ -123,7 +142,7 @@ describe.skipIf(!HAS_CHROMIUM)('job console in Chromium', () => {
 
   async function fillForm(token: string): Promise<void> {
     await page.getByLabel('Bearer token').fill(token);
-    await page.getByLabel('Lockfile').setInputFiles(LOCKFILE);
+    await page.getByLabel('Lockfile', { exact: true }).setInputFiles(LOCKFILE);
     await page.getByLabel('package.json (optional)').setInputFiles(MANIFEST);
     await page.getByLabel('Output format').selectOption('cyclonedx');
   }
@@ -180,9 +199,29 @@ describe.skipIf(!HAS_CHROMIUM)('job console in Chromium', () => {
     expect(document.bomFormat).toBe('CycloneDX');
     expect(Array.isArray(document.components) && document.components.length > 0).toBe(true);
 
+    // The inventory view shows the document the API serves.
+    const fromApi = await h.app.inject({ method: 'GET', url: `${JOBS_PATH}/${id}/result`, headers: { authorization: `Bearer ${token}` } });
+    expect(fromApi.statusCode).toBe(200);
+    await checkInventoryView(page, fromApi.json<CycloneDx>());
+    await screenshot(page, 'job-inventory-1280');
+
     // The token travelled in headers only and was stored nowhere.
     expect(urls.some((url) => url.includes(token))).toBe(false);
     expect(await page.evaluate('localStorage.length + sessionStorage.length')).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps the token in this tab\'s session storage only when asked to', async () => {
+    await page.getByLabel('Bearer token').fill('kept-token');
+    expect(await page.evaluate('localStorage.length + sessionStorage.length')).toBe(0);
+    await page.getByLabel('Keep it for this tab').check();
+    await page.waitForFunction('sessionStorage.getItem("pkgscope-token") === "kept-token"');
+    await page.reload();
+    expect(await page.getByLabel('Bearer token').inputValue()).toBe('kept-token');
+    expect(await page.getByLabel('Keep it for this tab').isChecked()).toBe(true);
+    await page.getByLabel('Keep it for this tab').uncheck();
+    await page.waitForFunction('sessionStorage.length === 0');
+    expect(await page.evaluate('localStorage.length')).toBe(0);
     expect(problems).toEqual([]);
   });
 
