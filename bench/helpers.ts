@@ -111,3 +111,22 @@ export async function stopProcesses(children: readonly ChildProcess[]): Promise<
   }
   await Promise.all(running.map((c) => once(c, 'exit')));
 }
+
+/** A package-lock.json v3 with `count` registry packages, every tenth nested under the one before, with edges. */
+export function benchLockfile(count: number): string {
+  const packages: Record<string, unknown> = {};
+  const rootDeps: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const name = `bench-pkg-${i}`;
+    const path = i % 10 === 9 ? `node_modules/bench-pkg-${i - 1}/node_modules/${name}` : `node_modules/${name}`;
+    packages[path] = {
+      version: `1.${i}.0`,
+      integrity: `sha512-${Buffer.alloc(64, i).toString('base64')}`,
+      license: 'MIT',
+      ...(i % 10 === 8 && i + 1 < count ? { dependencies: { [`bench-pkg-${i + 1}`]: '^1.0.0' } } : {}),
+    };
+    if (i % 10 !== 9) rootDeps[name] = `^1.${i}.0`;
+  }
+  packages[''] = { name: 'bench-app', version: '1.0.0', dependencies: rootDeps };
+  return JSON.stringify({ name: 'bench-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages });
+}

@@ -16,7 +16,7 @@ import { connectDatabase } from '../src/db/client.js';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { BENCH_RATE_LIMIT, benchDatabase, stopProcesses, supervise, ms, percentile } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, benchLockfile, stopProcesses, supervise, ms, percentile } from './helpers.js';
 
 const JOBS = 1000;
 const WORKERS = 2;
@@ -24,25 +24,6 @@ const CONCURRENCY = Number(process.env['BENCH_WORKER_CONCURRENCY'] ?? 8);
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const prefix = `pkgscope-bench-${process.pid}`;
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
-
-/** A package-lock.json v3 with 50 registry packages, some nested, with edges. */
-function lockfile50(): string {
-  const packages: Record<string, unknown> = {};
-  const rootDeps: Record<string, string> = {};
-  for (let i = 0; i < 50; i++) {
-    const name = `bench-pkg-${i}`;
-    const path = i % 10 === 9 ? `node_modules/bench-pkg-${i - 1}/node_modules/${name}` : `node_modules/${name}`;
-    packages[path] = {
-      version: `1.${i}.0`,
-      integrity: `sha512-${Buffer.alloc(64, i).toString('base64')}`,
-      license: 'MIT',
-      ...(i % 10 === 8 ? { dependencies: { [`bench-pkg-${i + 1}`]: '^1.0.0' } } : {}),
-    };
-    if (i % 10 !== 9) rootDeps[name] = `^1.${i}.0`;
-  }
-  packages[''] = { name: 'bench-app', version: '1.0.0', dependencies: rootDeps };
-  return JSON.stringify({ name: 'bench-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages });
-}
 
 function processEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...process.env, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', ...BENCH_RATE_LIMIT, ...extra };
@@ -83,7 +64,7 @@ async function main(): Promise<void> {
   });
 
   const dispatcher = new Agent({ connections: 64, pipelining: 1 });
-  const body = JSON.stringify({ format: 'cyclonedx', files: [{ path: 'package-lock.json', content: lockfile50() }] });
+  const body = JSON.stringify({ format: 'cyclonedx', files: [{ path: 'package-lock.json', content: benchLockfile(50) }] });
   const submit = async (): Promise<{ id: string; at: number; finished: Promise<number> }> => {
     const at = performance.now();
     const res = await request(`http://127.0.0.1:${port}/v1/experimental/lockfile-jobs`, {

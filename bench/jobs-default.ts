@@ -1,0 +1,138 @@
+/**
+ * bench:jobs, part 1 — the service as `npm start` runs it, with its default settings (one API and
+ * one worker process under the supervisor), then with a second worker process beside it:
+ * 20 clients each submit a lockfile job (an 83-entry package-lock.json), poll its status until it
+ * succeeds (no event stream), and submit the next. Prints jobs/s end to end, submit→succeeded
+ * latency percentiles, and Postgres transactions and Redis commands per job (the service's
+ * round trips, read from pg_stat_database and Redis' INFO commandstats).
+ * Targets: >= 100 jobs/s with the defaults, >= 200 jobs/s with two worker processes.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { Agent, request } from 'undici';
+import { createToken, ensureAccount } from '../src/accounts/tokens.js';
+import { connectDatabase } from '../src/db/client.js';
+import type { JobSnapshot } from '../src/jobs/snapshot.js';
+import { freePort, LogWatcher } from '../test/helpers/cli.js';
+import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
+import { BENCH_RATE_LIMIT, benchDatabase, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
+
+const JOBS = Number(process.env['BENCH_JOBS'] ?? 400);
+const CLIENTS = 20;
+const POLL_MS = Number(process.env['BENCH_POLL_MS'] ?? 20);
+const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+const prefix = `pkgscope-bench-default-${process.pid}`;
+const JOBS_URL = '/v1/experimental/lockfile-jobs';
+
+const databaseUrl = await benchDatabase('pkgscope_bench_jobs_default');
+const database = connectDatabase(databaseUrl, { max: 2 });
+const token = (await createToken(database.db, await ensureAccount(database.db, 'bench'))).token;
+await database.close();
+const registry = await startFixtureRegistry({ fallback: anyPackage });
+const port = await freePort();
+const env = {
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  REDIS_URL,
+  REDIS_PREFIX: prefix,
+  PORT: String(port),
+  npm_config_registry: `${registry.url}/`,
+  LOG_LEVEL: 'warn',
+  ...BENCH_RATE_LIMIT,
+};
+// BENCH_CPU_PROF=<folder>: the API and the worker as `start` runs them, but spawned here under
+// --cpu-prof (which NODE_OPTIONS refuses), their profiles written to the folder when they stop.
+const profile = process.env['BENCH_CPU_PROF'];
+const children: ChildProcess[] = [];
+if (profile === undefined) {
+  children.push(supervise(spawn(process.execPath, [CLI, 'start'], { env, stdio: ['ignore', 'inherit', 'inherit'] }), 'pkgscope start'));
+} else {
+  for (const role of ['api', 'worker']) {
+    const args = ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${role}.cpuprofile`, CLI, role];
+    children.push(supervise(spawn(process.execPath, args, { env, stdio: ['ignore', 'inherit', 'inherit'] }), role));
+  }
+}
+const base = `http://127.0.0.1:${port}`;
+await waitForHttp(`${base}/readyz`);
+
+const dispatcher = new Agent({ connections: CLIENTS * 2 });
+const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+const body = JSON.stringify({ format: 'cyclonedx', files: [{ path: 'package-lock.json', content: benchLockfile(83) }] });
+
+/** Submits one job and polls it to its end; returns submit→succeeded in ms. */
+async function oneJob(): Promise<number> {
+  const at = performance.now();
+  const res = await request(`${base}${JOBS_URL}`, { method: 'POST', dispatcher, headers, body });
+  const submitted = (await res.body.json()) as JobSnapshot;
+  if (res.statusCode !== 202) throw new Error(`submit answered ${res.statusCode}`);
+  for (;;) {
+    const poll = await request(`${base}${JOBS_URL}/${submitted.id}`, { dispatcher, headers: { authorization: headers.authorization } });
+    const snapshot = (await poll.body.json()) as JobSnapshot;
+    if (snapshot.state === 'succeeded') return performance.now() - at;
+    if (snapshot.state === 'failed') throw new Error(`job ${snapshot.id} failed: ${snapshot.error ?? ''}`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+const admin = new pg.Client({ connectionString: databaseUrl });
+await admin.connect();
+const redis = new Redis(REDIS_URL);
+const transactions = async (): Promise<number> => {
+  await admin.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await admin.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
+  return Number(rows[0]?.n ?? 0);
+};
+const redisCommands = async (): Promise<number> => {
+  const info = await redis.info('commandstats');
+  return [...info.matchAll(/calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+};
+
+async function run(label: string): Promise<number> {
+  // Warm-up: the metadata cache filled, each process's pipeline loaded.
+  await Promise.all(Array.from({ length: CLIENTS }, () => oneJob()));
+  const [pg0, redis0] = [await transactions(), await redisCommands()];
+  const latencies: number[] = [];
+  let next = 0;
+  const began = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < JOBS) {
+        next++;
+        latencies.push(await oneJob());
+      }
+    }),
+  );
+  const wall = performance.now() - began;
+  // The stats collector publishes a transaction's count when its session reports (at most every second).
+  await new Promise((r) => setTimeout(r, 1_100));
+  const [pg1, redis1] = [await transactions(), await redisCommands()];
+  latencies.sort((a, b) => a - b);
+  const rate = (JOBS / wall) * 1000;
+  console.log(
+    `${label}: ${JOBS} jobs by ${CLIENTS} polling clients (every ${POLL_MS} ms) in ${ms(wall)} = ${rate.toFixed(1)} jobs/s; ` +
+      `submit→succeeded p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}; ` +
+      `per job: ${((pg1 - pg0) / JOBS).toFixed(1)} Postgres transactions, ${((redis1 - redis0) / JOBS).toFixed(1)} Redis commands (polls included)`,
+  );
+  return rate;
+}
+
+await run('npm start defaults (1 API, 1 worker)');
+const extra = supervise(spawn(process.execPath, [CLI, 'worker'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] }), 'second worker');
+children.push(extra);
+await new LogWatcher(extra).waitFor((l) => l['msg'] === 'worker started');
+await run('npm start defaults and a second worker process');
+
+await dispatcher.close();
+await admin.end();
+await stopProcesses(children);
+await registry.close();
+let cursor = '0';
+do {
+  const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+  cursor = nextCursor;
+  if (keys.length > 0) await redis.del(...keys);
+} while (cursor !== '0');
+await redis.quit();
