@@ -4,9 +4,13 @@ import type { JobPhase, JobSnapshot } from './snapshot.js';
 export type ProgressWrite = (phase: JobPhase, counts: ProgressCounts) => Promise<JobSnapshot | null>;
 
 /**
- * Turns a stream of progress reports into throttled, ordered snapshot writes: a phase change is
- * written at once, count changes at most once per interval. A write that finds the job fenced
- * out (another attempt took over) or fails stops the writer and fires `onStop`.
+ * Turns a stream of progress reports into throttled, ordered snapshot writes: at most one write
+ * per interval, the latest report winning, a phase change included (it is written at once when
+ * the last write is older than the interval). A short job thus writes no intermediate snapshot
+ * at all: its phases pass within the interval that began with the claim, and `close` drops what
+ * is still waiting because the terminal snapshot follows (the phases of a long job still show,
+ * an interval late at most). A write that finds the job fenced out (another attempt took over)
+ * or fails stops the writer and fires `onStop`.
  */
 export class ProgressWriter {
   private phase: JobPhase | null = null;
@@ -23,15 +27,24 @@ export class ProgressWriter {
     /** Called once when writing stops early: fenced out (`error` undefined) or a failed write. */
     private readonly onStop: (error?: unknown) => void,
     private readonly now: () => number = Date.now,
-  ) {}
+    /** The phase the claim already wrote, and when: the interval runs from that write. */
+    written: { readonly phase: JobPhase; readonly at: number } | null = null,
+  ) {
+    if (written !== null) {
+      this.phase = written.phase;
+      this.lastWrite = written.at;
+    }
+  }
 
   report(phase: JobPhase, counts: ProgressCounts): void {
     if (this.stopped) return;
     this.latest = { phase, counts };
     if (phase !== this.phase) {
       this.phase = phase;
-      this.flush();
-      return;
+      if (this.now() - this.lastWrite >= this.intervalMs) {
+        this.flush();
+        return;
+      }
     }
     if (this.timer !== null) return;
     const wait = Math.max(0, this.lastWrite + this.intervalMs - this.now());

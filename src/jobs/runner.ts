@@ -243,6 +243,9 @@ async function analyseWithProgress(
     },
     deps.progressIntervalMs,
     (error) => controller.abort(error ?? new FencedOut()),
+    Date.now,
+    // The claim wrote the job's first running phase just now.
+    { phase: 'resolving', at: Date.now() },
   );
   // Phase durations: each phase lasts until the next one is reported (the last until the end).
   let phase: { name: string; since: number } | null = null;

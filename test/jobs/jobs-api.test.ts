@@ -85,7 +85,10 @@ describe('lockfile jobs end to end', () => {
     });
     // The first job fetches every coordinate from the registry; later ones find them cached.
     expect((last.counts.fetched ?? 0) + (last.counts.cached ?? 0)).toBe(82);
-    expect(snapshots.map((s) => s.phase)).toEqual(expect.arrayContaining(['resolving', 'enriching', 'rendering', 'succeeded']));
+    // Phases arrive in order; a phase that passed within one progress interval may not show.
+    const order = ['queued', 'resolving', 'enriching', 'rendering', 'succeeded'];
+    const seen = snapshots.map((s) => order.indexOf(s.phase));
+    expect(seen.every((rank, i) => rank >= 0 && (i === 0 || rank >= seen[i - 1]!))).toBe(true);
 
     const status = await get(`${JOBS}/${created.id}`);
     expect(status.json()).toEqual(last);
