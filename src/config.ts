@@ -1,4 +1,4 @@
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REGISTRY_KEYS, type RegistryKey } from './sbom/ecosystems/types.js';
 
@@ -7,6 +7,14 @@ import { REGISTRY_KEYS, type RegistryKey } from './sbom/ecosystems/types.js';
  * Start-up fails with one ConfigError that lists every invalid variable.
  */
 
+/**
+ * Defaults sized from the machine: an analysis thread per core, and twice as many jobs per
+ * worker process as cores, at least 4 (a job spends much of its time waiting on Postgres, Redis
+ * and registries, not computing).
+ */
+const CORES = Math.max(1, availableParallelism());
+const DEFAULT_ANALYSIS_THREADS = Math.min(64, Math.max(2, CORES));
+const DEFAULT_WORKER_CONCURRENCY = Math.min(256, Math.max(4, CORES * 2));
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -338,7 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobMaxAttempts: r.integer('JOB_MAX_ATTEMPTS', 3, 1, 20),
     jobCrashBackoffMs: r.integer('JOB_CRASH_BACKOFF_MS', 1_000, 0, 600_000),
     cursorSecret: r.optionalString('CURSOR_SECRET', /^.{32,}$/, 'at least 32 characters'),
-    workerConcurrency: r.integer('WORKER_CONCURRENCY', 4, 1, 256),
+    workerConcurrency: r.integer('WORKER_CONCURRENCY', DEFAULT_WORKER_CONCURRENCY, 1, 256),
     shutdownGraceMs: r.integer('SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     logLevel: r.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     jobLockMs: r.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
@@ -349,7 +357,7 @@ export function loadConfig(env: Env = process.env): Config {
     sbomSyncTimeoutMs: r.integer('SBOM_SYNC_TIMEOUT_MS', 60_000, 100, 600_000),
     sbomMaxOutputBytes: r.integer('SBOM_MAX_OUTPUT_BYTES', 16_777_216, 1_024, 16_777_216),
     analysis: {
-      threads: r.integer('ANALYSIS_THREADS', 2, 1, 64),
+      threads: r.integer('ANALYSIS_THREADS', DEFAULT_ANALYSIS_THREADS, 1, 64),
       maxQueue: r.integer('ANALYSIS_MAX_QUEUE', 64, 0, 100_000),
       timeLimitMs: r.integer('ANALYSIS_TIME_LIMIT_MS', 30_000, 100, 3_600_000),
       maxHeapMb: r.integer('ANALYSIS_MAX_HEAP_MB', 512, 64, 65_536),

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -18,6 +19,10 @@ describe('configuration', () => {
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.gitHosts)).toBe(true);
+    // Sized from the machine's cores.
+    const cores = availableParallelism();
+    expect(config.analysis.threads).toBe(Math.max(2, cores));
+    expect(config.workerConcurrency).toBe(Math.max(4, cores * 2));
   });
 
   it('parses given values; empty values count as unset', () => {
