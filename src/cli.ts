@@ -98,6 +98,7 @@ async function main(argv: readonly string[]): Promise<number> {
           progress: tty ? (line) => process.stderr.write(`\r\x1b[K${line}`) : null,
         },
         config.resolutionTimeoutMs,
+        config.registryConcurrency,
       );
     }
     case 'tokens': {

@@ -363,7 +363,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxHeapMb: r.integer('ANALYSIS_MAX_HEAP_MB', 512, 64, 65_536),
     },
     resolutionTimeoutMs: r.integer('RESOLUTION_TIMEOUT_MS', 60_000, 100, 600_000),
-    registryConcurrency: r.integer('REGISTRY_CONCURRENCY', 16, 1, 256),
+    registryConcurrency: r.integer('REGISTRY_CONCURRENCY', 32, 1, 256),
     progressIntervalMs: r.integer('PROGRESS_INTERVAL_MS', 250, 0, 60_000),
     inventoryMaxFileBytes: r.integer('INVENTORY_MAX_FILE_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     inventoryMaxTotalBytes: r.integer('INVENTORY_MAX_TOTAL_BYTES', 512 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),

@@ -44,6 +44,8 @@ export async function sbomCommand(
   argv: readonly string[],
   io: CommandIo & { readonly progress: ((line: string) => void) | null; readonly writeOut: (text: string) => void },
   resolutionTimeoutMs: number,
+  /** Concurrent registry metadata requests (`REGISTRY_CONCURRENCY`). */
+  registryConcurrency = 32,
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
@@ -90,7 +92,7 @@ export async function sbomCommand(
     }
     throw error;
   }
-  const online = values.offline ? null : await registryAnalysis({ cache: new DiskMetadataCache(), resolutionTimeoutMs, ...registries });
+  const online = values.offline ? null : await registryAnalysis({ cache: new DiskMetadataCache(), resolutionTimeoutMs, concurrency: registryConcurrency, ...registries });
   const deps: AnalyzeDeps = online === null ? {} : { registry: online.registry, ecosystems: online.ecosystems };
   const progress = io.progress;
   try {

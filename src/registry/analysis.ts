@@ -2,7 +2,7 @@ import { RegistryEnricher } from '../sbom/enrich.js';
 import type { Enricher, MetadataCache, MetadataClient } from '../sbom/enrich-types.js';
 import { createEcosystems } from '../sbom/ecosystems/index.js';
 import type { StandaloneResolver } from '../sbom/ecosystems/npm/build.js';
-import { REGISTRY_KEYS, type Ecosystem, type RegistryAccess, type RegistryEndpoint, type RegistryKey } from '../sbom/ecosystems/types.js';
+import { REGISTRY_KEYS, type Ecosystem, type RegistryAccess, type RegistryEndpoint, type RegistryHttp, type RegistryKey } from '../sbom/ecosystems/types.js';
 import { registryHttp } from './http.js';
 import { npmMetadataClient } from './metadata-client.js';
 import { fetchOptionsOf, loadNpmOptions, type NpmOptions } from './npm-options.js';
@@ -56,13 +56,17 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
   const observe = (client: MetadataClient): MetadataClient => (observer ? observer.observeClient(client) : client);
   const resolver = arboristResolver(npmOptions, options.resolutionTimeoutMs);
   const http = registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000 });
+  // npm registries with npm's own CAs get a client of their own (made when first asked for).
+  let npmHttp: (RegistryHttp & { close(): Promise<void> }) | null = null;
+  const plainHttpFor = (ca: string | readonly string[] | null): RegistryHttp =>
+    ca === null ? http : (npmHttp ??= registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000, ca }));
   const registries: Partial<Record<RegistryKey, RegistryEndpoint>> = {};
   for (const key of REGISTRY_KEYS) {
     const base = options.packageRegistries?.[key];
     if (base !== undefined) registries[key] = { base, http };
   }
   const ecosystems = createEcosystems({
-    npm: { resolver, metadata: npmMetadataClient(fetchOptions) },
+    npm: { resolver, metadata: npmMetadataClient(fetchOptions, undefined, plainHttpFor) },
     registries,
     resolutionTimeoutMs: options.resolutionTimeoutMs,
     mavenAllowedRepositories: options.mavenAllowedRepositories ?? [],
@@ -78,6 +82,8 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
     resolver,
     ecosystems,
     registryAccess: { bases: options.packageRegistries ?? {}, http, resolutionTimeoutMs: options.resolutionTimeoutMs, mavenAllowedRepositories: options.mavenAllowedRepositories ?? [] },
-    close: () => http.close(),
+    close: async () => {
+      await Promise.all([http.close(), npmHttp?.close()]);
+    },
   };
 }

@@ -23,6 +23,8 @@ export interface RegistryHttpOptions {
   readonly retries?: number;
   readonly dispatcher?: Dispatcher;
   readonly userAgent?: string;
+  /** Certificate authorities to trust instead of Node's (npm's `ca` setting). */
+  readonly ca?: string | readonly string[] | null;
 }
 
 const DEFAULTS = { timeoutMs: 20_000, maxBytes: 32 * 1024 * 1024, retries: 1 } as const;
@@ -43,7 +45,8 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
   let client: Promise<{ readonly agent: Dispatcher; readonly dispatcher: Dispatcher; readonly request: typeof undiciRequest }> | undefined;
   const connect = () =>
     (client ??= import('undici').then(({ Agent, interceptors, request }) => {
-      const agent = options.dispatcher ?? new Agent({ connections: 32, keepAliveTimeout: 10_000, connectTimeout: Math.min(timeoutMs, 10_000) });
+      const connect = options.ca ? { ca: typeof options.ca === 'string' ? options.ca : [...options.ca] } : {};
+      const agent = options.dispatcher ?? new Agent({ connections: 32, keepAliveTimeout: 10_000, connectTimeout: Math.min(timeoutMs, 10_000), connect });
       // undici 7 follows redirects through an interceptor; the `maxRedirections` request option is refused.
       return { agent, dispatcher: agent.compose(interceptors.redirect({ maxRedirections: 5 })), request };
     }));
@@ -57,7 +60,7 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
         method: 'GET',
         dispatcher,
         signal,
-        headers: { accept: opts.accept ?? 'application/json', 'user-agent': userAgent },
+        headers: { accept: opts.accept ?? 'application/json', 'user-agent': userAgent, ...(opts.authorization === undefined ? {} : { authorization: opts.authorization }) },
       });
       const { statusCode, body } = response;
       if (statusCode === 404 || statusCode === 410) {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskMetadataCache } from '../../src/registry/disk-cache.js';
+import { registryHttp } from '../../src/registry/http.js';
 import { fetchOptionsOf } from '../../src/registry/npm-options.js';
 import { npmMetadataClient } from '../../src/registry/metadata-client.js';
 import { PgMetadataCache } from '../../src/registry/pg-cache.js';
@@ -115,23 +116,41 @@ describe('enrichment', () => {
     }
   });
 
-  it('asks a scope registry with its credentials, and the default registry without them', async () => {
-    const corp = await startFixtureRegistry({ packages: { '@corp/kit': { versions: { '2.0.0': { license: 'Apache-2.0' } } } } });
+  for (const via of ['npm-registry-fetch', 'the plain HTTP client'] as const) {
+    it(`asks a scope registry with its credentials, and the default registry without them (${via})`, async () => {
+      const corp = await startFixtureRegistry({ packages: { '@corp/kit': { versions: { '2.0.0': { license: 'Apache-2.0' } } } } });
+      const http = via === 'the plain HTTP client' ? registryHttp({ retries: 0 }) : null;
+      try {
+        const corpHost = new URL(corp.url).host;
+        // As a user's .npmrc would say it, trimmed as the analysis trims it.
+        const options = fetchOptionsOf({ ...(await registry.npmOptions()), '@corp:registry': `${corp.url}/`, [`//${corpHost}/:_authToken`]: 'corp-secret' });
+        expect(Object.keys(options).length).toBeLessThan(40);
+        const client = npmMetadataClient(options, 5_000, http === null ? null : () => http);
+        expect(await client.fetch('@corp/kit', '2.0.0')).toMatchObject({ license: 'Apache-2.0' });
+        expect(await client.fetch('@corp/kit', '9.9.9')).toBeNull();
+        expect(corp.requests).toEqual(['/@corp/kit/2.0.0', '/@corp/kit/9.9.9', '/@corp/kit']);
+        expect(corp.authorizations).toEqual(['Bearer corp-secret', 'Bearer corp-secret', 'Bearer corp-secret']);
+        const before = registry.requests.length;
+        expect(await client.fetch('alpha', '1.0.0')).toMatchObject({ license: 'Apache 2.0' });
+        expect(registry.requests.slice(before)).toEqual(['/alpha/1.0.0']);
+        expect(registry.authorizations.slice(before)).toEqual([undefined]);
+      } finally {
+        await http?.close();
+        await corp.close();
+      }
+    });
+  }
+
+  it('goes through npm-registry-fetch when the npm configuration names a proxy', async () => {
+    const http = registryHttp({ retries: 0 });
     try {
-      const corpHost = new URL(corp.url).host;
-      // As a user's .npmrc would say it, trimmed as the analysis trims it.
-      const options = fetchOptionsOf({ ...(await registry.npmOptions()), '@corp:registry': `${corp.url}/`, [`//${corpHost}/:_authToken`]: 'corp-secret' });
-      expect(Object.keys(options).length).toBeLessThan(40);
-      const client = npmMetadataClient(options);
-      expect(await client.fetch('@corp/kit', '2.0.0')).toMatchObject({ license: 'Apache-2.0' });
-      expect(corp.requests).toEqual(['/@corp/kit/2.0.0']);
-      expect(corp.authorizations).toEqual(['Bearer corp-secret']);
+      // The plain client would reach the registry directly; npm's fetch goes to the (dead) proxy and fails.
+      const client = npmMetadataClient({ ...(await registry.npmOptions()), proxy: 'http://127.0.0.1:9/', retry: { retries: 0 } }, 2_000, () => http);
       const before = registry.requests.length;
-      expect(await client.fetch('alpha', '1.0.0')).toMatchObject({ license: 'Apache 2.0' });
-      expect(registry.requests.slice(before)).toEqual(['/alpha/1.0.0']);
-      expect(registry.authorizations.slice(before)).toEqual([undefined]);
+      await expect(client.fetch('alpha', '1.0.0')).rejects.toThrow();
+      expect(registry.requests.length).toBe(before);
     } finally {
-      await corp.close();
+      await http.close();
     }
   });
 

@@ -82,6 +82,8 @@ export type EcosystemDeclaration = Declaration;
 export interface RegistryGetOptions {
   readonly signal?: AbortSignal;
   readonly accept?: string;
+  /** Credentials for this registry (npm's, as its configuration gives them); dropped on a redirect to another origin. */
+  readonly authorization?: string;
 }
 
 /**
