@@ -54,7 +54,7 @@ if (profile === undefined) {
   children.push(supervise(spawn(process.execPath, [CLI, 'start'], { env, stdio: ['ignore', 'inherit', 'inherit'] }), 'pkgscope start'));
 } else {
   for (const role of ['api', 'worker']) {
-    const args = ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${role}.cpuprofile`, CLI, role];
+    const args = ['--cpu-prof', `--cpu-prof-dir=${profile}/${role}`, CLI, role];
     children.push(supervise(spawn(process.execPath, args, { env, stdio: ['ignore', 'inherit', 'inherit'] }), role));
   }
 }
