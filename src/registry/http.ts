@@ -52,10 +52,11 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
     }));
 
   async function once(url: string, opts: RegistryGetOptions): Promise<string | null> {
+    // Loading undici (the first request only) is not the registry's time.
+    const { dispatcher, request } = await connect();
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
     try {
-      const { dispatcher, request } = await connect();
       const response = await request(url, {
         method: 'GET',
         dispatcher,

@@ -64,9 +64,18 @@ async function fastest(eco: Ecosystem, files: InputFile[]): Promise<number> {
  */
 export async function growth(eco: Ecosystem, make: (n: number) => InputFile, n: number): Promise<number> {
   await buildThrough(eco, [make(n)]);
-  const small = await fastest(eco, [make(n)]);
-  const large = await fastest(eco, [make(8 * n)]);
-  return large / Math.max(small, 1);
+  return leastOf3(GROWTH_BOUND, async () => (await fastest(eco, [make(8 * n)])) / Math.max(await fastest(eco, [make(n)]), 1));
 }
 
 export const GROWTH_BOUND = 14;
+
+/**
+ * A growth ratio measured again (up to three times in all) while it exceeds `bound`, the least
+ * kept: test files running beside this one can slow the large input's runs more than the small
+ * one's, and that noise passes, where a quadratic step (a ratio of 64) fails every time.
+ */
+export async function leastOf3(bound: number, measure: () => Promise<number>): Promise<number> {
+  let least = Infinity;
+  for (let attempt = 0; attempt < 3 && least >= bound; attempt++) least = Math.min(least, await measure());
+  return least;
+}
