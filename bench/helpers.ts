@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { Redis } from 'ioredis';
+import { createToken, ensureAccount } from '../src/accounts/tokens.js';
+import { connectDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 
 /** A fresh, migrated database for one benchmark run (dropped and recreated each time). */
@@ -129,4 +132,26 @@ export function benchLockfile(count: number): string {
   }
   packages[''] = { name: 'bench-app', version: '1.0.0', dependencies: rootDeps };
   return JSON.stringify({ name: 'bench-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages });
+}
+
+/** A bearer token of a fresh `bench` account in the benchmark's database. */
+export async function benchToken(databaseUrl: string): Promise<string> {
+  const database = connectDatabase(databaseUrl, { max: 2 });
+  try {
+    return (await createToken(database.db, await ensureAccount(database.db, 'bench'))).token;
+  } finally {
+    await database.close();
+  }
+}
+
+/** Deletes every key a benchmark's processes wrote under their Redis prefix. */
+export async function clearRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+  await redis.quit();
 }

@@ -17,8 +17,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { createToken, ensureAccount } from '../src/accounts/tokens.js';
-import { connectDatabase } from '../src/db/client.js';
 import type { ListResponseType } from '../src/inventory/schemas.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { DocsSite, htmlPage, type SiteResource } from '../test/helpers/docs-site.js';
@@ -26,7 +24,7 @@ import { GitHost } from '../test/helpers/git-host.js';
 import { startFixtureRegistry } from '../test/helpers/registry.js';
 import { packageTarball } from '../test/helpers/tarball.js';
 import { makeZip } from '../test/helpers/zip.js';
-import { BENCH_RATE_LIMIT, benchDatabase, stopProcesses, supervise, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, benchToken, stopProcesses, supervise, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -84,9 +82,7 @@ async function main(): Promise<void> {
   const cacheDir = await mkdtemp(join(tmpdir(), 'pkgscope-bench-git-'));
 
   const databaseUrl = await benchDatabase('pkgscope_bench_inventory');
-  const database = connectDatabase(databaseUrl, { max: 2 });
-  const token = (await createToken(database.db, await ensureAccount(database.db, 'bench'))).token;
-  await database.close();
+  const token = await benchToken(databaseUrl);
 
   const port = await freePort();
   const env = {

@@ -15,12 +15,10 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
-import { createToken, ensureAccount } from '../src/accounts/tokens.js';
-import { connectDatabase } from '../src/db/client.js';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { BENCH_RATE_LIMIT, benchDatabase, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, benchToken, clearRedisPrefix, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
 
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 400);
 const CLIENTS = 20;
@@ -31,9 +29,7 @@ const prefix = `pkgscope-bench-default-${process.pid}`;
 const JOBS_URL = '/v1/experimental/lockfile-jobs';
 
 const databaseUrl = await benchDatabase('pkgscope_bench_jobs_default');
-const database = connectDatabase(databaseUrl, { max: 2 });
-const token = (await createToken(database.db, await ensureAccount(database.db, 'bench'))).token;
-await database.close();
+const token = await benchToken(databaseUrl);
 const registry = await startFixtureRegistry({ fallback: anyPackage });
 const port = await freePort();
 const env = {
@@ -151,10 +147,5 @@ await dispatcher.close();
 await admin.end();
 await stopProcesses(children);
 await registry.close();
-let cursor = '0';
-do {
-  const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-  cursor = nextCursor;
-  if (keys.length > 0) await redis.del(...keys);
-} while (cursor !== '0');
+await clearRedisPrefix(REDIS_URL, prefix);
 await redis.quit();

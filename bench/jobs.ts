@@ -11,12 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
-import { createToken, ensureAccount } from '../src/accounts/tokens.js';
-import { connectDatabase } from '../src/db/client.js';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { BENCH_RATE_LIMIT, benchDatabase, benchLockfile, stopProcesses, supervise, ms, percentile } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, benchToken, clearRedisPrefix, benchLockfile, stopProcesses, supervise, ms, percentile } from './helpers.js';
 
 const JOBS = 1000;
 const WORKERS = 2;
@@ -31,9 +29,7 @@ function processEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 async function main(): Promise<void> {
   const databaseUrl = await benchDatabase('pkgscope_bench_jobs');
-  const database = connectDatabase(databaseUrl, { max: 2 });
-  const token = (await createToken(database.db, await ensureAccount(database.db, 'bench'))).token;
-  await database.close();
+  const token = await benchToken(databaseUrl);
   const registry = await startFixtureRegistry({ fallback: anyPackage });
   const port = await freePort();
   const common = { DATABASE_URL: databaseUrl, npm_config_registry: `${registry.url}/`, WORKER_CONCURRENCY: String(CONCURRENCY) };
@@ -159,14 +155,7 @@ async function main(): Promise<void> {
   await dispatcher.close();
   await stopProcesses(children);
   await registry.close();
-  const cleanup = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [nextCursor, keys] = await cleanup.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = nextCursor;
-    if (keys.length > 0) await cleanup.del(...keys);
-  } while (cursor !== '0');
-  await cleanup.quit();
+  await clearRedisPrefix(REDIS_URL, prefix);
 }
 
 await main();

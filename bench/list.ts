@@ -8,13 +8,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { createToken, ensureAccount } from '../src/accounts/tokens.js';
-import { connectDatabase } from '../src/db/client.js';
 import type { ListResponseType } from '../src/inventory/schemas.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { startFixtureRegistry } from '../test/helpers/registry.js';
 import { packageTarball } from '../test/helpers/tarball.js';
-import { BENCH_RATE_LIMIT, benchDatabase, stopProcesses, supervise, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, benchToken, stopProcesses, supervise, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -27,9 +25,7 @@ async function main(): Promise<void> {
   console.log(`package: ${Object.keys(files).length} files, ${(bytes / 1e6).toFixed(1)} MB (${(tarball.length / 1e6).toFixed(1)} MB gzipped)`);
   const registry = await startFixtureRegistry({ packages: { 'bench-big': { versions: { '1.0.0': { _tarball: tarball } } } } });
   const databaseUrl = await benchDatabase('pkgscope_bench_list');
-  const database = connectDatabase(databaseUrl, { max: 2 });
-  const token = (await createToken(database.db, await ensureAccount(database.db, 'bench'))).token;
-  await database.close();
+  const token = await benchToken(databaseUrl);
 
   const port = await freePort();
   const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: prefix, ...BENCH_RATE_LIMIT, npm_config_registry: `${registry.url}/`, LOG_LEVEL: 'info' };

@@ -10,13 +10,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { createToken, ensureAccount } from '../src/accounts/tokens.js';
-import { connectDatabase } from '../src/db/client.js';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { BENCH_RATE_LIMIT, benchDatabase, benchLockfile, ms, peakRssMb, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, benchToken, clearRedisPrefix, benchLockfile, ms, peakRssMb, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
 
 const JOBS = Number(process.env['BENCH_SSE_JOBS'] ?? 500);
 const PER_JOB = 10;
@@ -27,9 +24,7 @@ const prefix = `pkgscope-bench-sse-${process.pid}`;
 const JOBS_URL = '/v1/experimental/lockfile-jobs';
 
 const databaseUrl = await benchDatabase('pkgscope_bench_sse');
-const database = connectDatabase(databaseUrl, { max: 2 });
-const token = (await createToken(database.db, await ensureAccount(database.db, 'bench'))).token;
-await database.close();
+const token = await benchToken(databaseUrl);
 const registry = await startFixtureRegistry({ fallback: anyPackage });
 const port = await freePort();
 const env = {
@@ -110,7 +105,6 @@ function open(id: string): Stream {
   return stream;
 }
 
-const redis = new Redis(REDIS_URL);
 
 const streams: Stream[] = [];
 const openedAt = performance.now();
@@ -154,11 +148,5 @@ console.log(`released: all ${streams.length} streams ended in ${ms(performance.n
 agent.destroy();
 await stopProcesses(children);
 await registry.close();
-let cursor = '0';
-do {
-  const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-  cursor = nextCursor;
-  if (keys.length > 0) await redis.del(...keys);
-} while (cursor !== '0');
-await redis.quit();
+await clearRedisPrefix(REDIS_URL, prefix);
 if (terminal !== streams.length) process.exitCode = 1;
