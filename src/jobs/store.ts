@@ -70,6 +70,15 @@ const snapshotColumns = {
  */
 type SnapshotRow = Omit<{ [K in keyof typeof snapshotColumns]: (typeof snapshotColumns)[K]['_']['data'] }, 'expiresAt'> & { expiresAt: string };
 
+/** A column's bare name, as the SET list of an UPDATE and the column list of an INSERT take it. */
+const name = (column: { readonly name: string }) => sql.identifier(column.name);
+
+/** `snapshotColumns` under their keys, for the RETURNING of a raw statement (built once). */
+const SNAPSHOT_RETURNING = sql.join(
+  Object.entries(snapshotColumns).map(([key, column]) => sql`${name(column)} AS ${sql.identifier(key)}`),
+  sql`, `,
+);
+
 const notExpired = gt(lockfileJobs.expiresAt, sql`now()`);
 const bump = { revision: sql`${lockfileJobs.revision} + 1`, updatedAt: sql`now()` };
 
@@ -232,17 +241,12 @@ export class JobStore {
   ): Promise<JobSnapshot | null> {
     const j = lockfileJobs;
     const r = lockfileJobResults;
-    const name = (column: { readonly name: string }) => sql.identifier(column.name);
-    const returned = sql.join(
-      Object.entries(snapshotColumns).map(([key, column]) => sql`${name(column)} AS ${sql.identifier(key)}`),
-      sql`, `,
-    );
     const { rows } = await this.db.execute<SnapshotRow>(sql`
       WITH done AS (
         UPDATE ${j} SET ${name(j.revision)} = ${j.revision} + 1, ${name(j.updatedAt)} = now(), ${name(j.state)} = 'succeeded',
           ${name(j.phase)} = 'succeeded', ${name(j.counts)} = ${JSON.stringify(counts)}::jsonb, ${name(j.error)} = NULL, ${name(j.finishedAt)} = now()
         WHERE ${j.id} = ${id} AND ${j.attempt} = ${attempt} AND ${j.state} = 'running'
-        RETURNING ${returned}
+        RETURNING ${SNAPSHOT_RETURNING}
       ), stored AS (
         INSERT INTO ${r} (${name(r.jobId)}, ${name(r.mediaType)}, ${name(r.document)}, ${name(r.byteSize)})
         SELECT "id", ${result.mediaType}, ${result.document}, ${result.byteSize} FROM done
