@@ -2,7 +2,7 @@ import type NpmFetch from 'npm-registry-fetch';
 import type GetAuth from 'npm-registry-fetch/lib/auth.js';
 import type { RegistryHttp } from '../sbom/ecosystems/types.js';
 import type { MetadataClient } from '../sbom/enrich-types.js';
-import { metadataFromManifest } from '../sbom/metadata.js';
+import { metadataFromManifest, type PackageMetadata } from '../sbom/metadata.js';
 import { TransientAnalysisError } from '../sbom/types.js';
 import { RegistryResponseError } from './http.js';
 import type { NpmOptions } from './npm-options.js';
@@ -34,9 +34,9 @@ export type PlainHttpFor = (ca: string | readonly string[] | null) => RegistryHt
  * answer 404/405, and then the packument is read instead.
  *
  * Given `plainHttpFor` (undici clients like those of the other registries), a request that needs
- * only a registry address, npm's credentials for it and npm's CAs (chosen by npm-registry-fetch's own lookup) goes
- * through it; anything else (proxies, custom CAs, client certificates, one-time passwords) goes
- * through npm-registry-fetch itself. npm's fetch stack costs about 2.5 ms of CPU per request,
+ * only a registry address, npm's CAs and npm's credentials for it (chosen by npm-registry-fetch's
+ * own lookup) goes through it; anything else (proxies, client certificates, one-time passwords,
+ * a bound local address) goes through npm-registry-fetch itself. npm's fetch stack costs about 2.5 ms of CPU per request,
  * which made the CPU, not the registry, the limit of a cold 2,700-coordinate run.
  */
 export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOptions>), timeoutMs = 30_000, plainHttpFor: PlainHttpFor | null = null): MetadataClient {
@@ -91,16 +91,14 @@ export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOption
     async fetch(name, version, signal) {
       const { base, npmFetch, getAuth, http } = await (ready ??= prepare());
       const escaped = name.startsWith('@') ? `@${encodeURIComponent(name.slice(1))}` : encodeURIComponent(name);
-      const opts = signal ? { ...base, signal } : base;
       const packageUrl = `${registryFor(name, base)}/${escaped}`;
       const headers = http !== null ? credentials(packageUrl, base, getAuth) : undefined;
       if (http !== null && headers !== undefined) {
         const document = await plainJson(http, `${packageUrl}/${encodeURIComponent(version)}`, headers, signal);
         if (document !== null) return metadataFromManifest(document);
-        const packument = await plainJson(http, packageUrl, headers, signal);
-        const versions = (packument as { versions?: Record<string, unknown> } | null)?.versions ?? {};
-        return version in versions ? metadataFromManifest(versions[version]) : null;
+        return fromPackument(await plainJson(http, packageUrl, headers, signal), version);
       }
+      const opts = signal ? { ...base, signal } : base;
       try {
         return metadataFromManifest(await npmFetch.json(`${packageUrl}/${encodeURIComponent(version)}`, opts));
       } catch (error) {
@@ -108,15 +106,19 @@ export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOption
         if (code !== 404 && code !== 405) throw classify(error);
       }
       try {
-        const packument = await npmFetch.json(packageUrl, opts);
-        const versions = (packument as { versions?: Record<string, unknown> }).versions ?? {};
-        return version in versions ? metadataFromManifest(versions[version]) : null;
+        return fromPackument(await npmFetch.json(packageUrl, opts), version);
       } catch (error) {
         if (status(error) === 404) return null;
         throw classify(error);
       }
     },
   };
+}
+
+/** One version's metadata from a packument; null when the packument (or the version) is absent. */
+function fromPackument(packument: unknown, version: string): PackageMetadata | null {
+  const versions = (packument as { versions?: Record<string, unknown> } | null)?.versions ?? {};
+  return version in versions ? metadataFromManifest(versions[version]) : null;
 }
 
 function classify(error: unknown): Error {
