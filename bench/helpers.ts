@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -154,4 +154,58 @@ export async function clearRedisPrefix(redisUrl: string, prefix: string): Promis
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
   await redis.quit();
+}
+
+/**
+ * CPU time (user + system, ms) spent so far by the processes on this machine, grouped by role:
+ * the service's node processes by their pkgscope command (`api`, `worker`, `start`), Postgres,
+ * Redis, and this benchmark process. Read from /proc (Linux); empty elsewhere. A process that
+ * ended between two readings drops out of both.
+ */
+export function cpuByRole(): Map<string, number> {
+  const roles = new Map<string, number>();
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return roles;
+  }
+  const tick = 10; // ms per clock tick (USER_HZ is 100 on Linux)
+  for (const pid of pids) {
+    let stat: string;
+    let cmdline: string[];
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpu = (Number(fields[11]) + Number(fields[12])) * tick;
+    const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    let role: string | null = null;
+    if (Number(pid) === process.pid) role = 'benchmark';
+    else if (command.startsWith('postgres')) role = 'postgres';
+    else if (command.startsWith('redis-server')) role = 'redis';
+    else {
+      const cli = cmdline.findIndex((arg) => arg.endsWith('/cli.js'));
+      const sub = cli >= 0 ? cmdline[cli + 1] : undefined;
+      if (sub === 'api' || sub === 'worker' || sub === 'start') role = sub;
+    }
+    if (role !== null) roles.set(role, (roles.get(role) ?? 0) + cpu);
+  }
+  return roles;
+}
+
+/** CPU ms per unit of work between two `cpuByRole` readings, as "role 1.2 ms, …" (total first). */
+export function cpuPerUnit(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>, units: number): string {
+  const parts: string[] = [];
+  let total = 0;
+  for (const [role, ms] of after) {
+    const spent = ms - (before.get(role) ?? 0);
+    if (spent <= 0) continue;
+    total += spent;
+    parts.push(`${role} ${(spent / units).toFixed(1)}`);
+  }
+  return `${(total / units).toFixed(1)} ms (${parts.join(', ')})`;
 }

@@ -18,10 +18,10 @@ import { Agent, request } from 'undici';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { BENCH_RATE_LIMIT, benchDatabase, benchToken, clearRedisPrefix, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, cpuByRole, cpuPerUnit, benchToken, clearRedisPrefix, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
 
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 400);
-const CLIENTS = 20;
+const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 20);
 const POLL_MS = Number(process.env['BENCH_POLL_MS'] ?? 20);
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
@@ -93,6 +93,7 @@ async function run(label: string): Promise<number> {
   // Warm-up: the metadata cache filled, each process's pipeline loaded.
   await Promise.all(Array.from({ length: CLIENTS }, () => oneJob()));
   const [pg0, redis0] = [await transactions(), await redisCommands()];
+  const cpu0 = cpuByRole();
   const latencies: number[] = [];
   let next = 0;
   const began = performance.now();
@@ -105,6 +106,7 @@ async function run(label: string): Promise<number> {
     }),
   );
   const wall = performance.now() - began;
+  const cpu1 = cpuByRole();
   // The stats collector publishes a transaction's count when its session reports (at most every second).
   await new Promise((r) => setTimeout(r, 1_100));
   const [pg1, redis1] = [await transactions(), await redisCommands()];
@@ -113,7 +115,8 @@ async function run(label: string): Promise<number> {
   console.log(
     `${label}: ${JOBS} jobs by ${CLIENTS} polling clients (every ${POLL_MS} ms) in ${ms(wall)} = ${rate.toFixed(1)} jobs/s; ` +
       `submit→succeeded p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}; ` +
-      `per job: ${((pg1 - pg0) / JOBS).toFixed(1)} Postgres transactions, ${((redis1 - redis0) / JOBS).toFixed(1)} Redis commands (polls included)`,
+      `per job: ${((pg1 - pg0) / JOBS).toFixed(1)} Postgres transactions, ${((redis1 - redis0) / JOBS).toFixed(1)} Redis commands (polls included), ` +
+      `CPU ${cpuPerUnit(cpu0, cpu1, JOBS)}`,
   );
   return rate;
 }

@@ -5,6 +5,7 @@ import { contractMajor } from '../sbom/contract.js';
 import {
   AnalysisError,
   TransientAnalysisError,
+  type AnalysisPhase,
   type AnalysisResult,
   type FailureCode,
   type FileProblem,
@@ -264,11 +265,17 @@ async function analyseWithProgress(
         }
         writer.report(p.phase, p.counts);
       },
-      checkpoint: async (phase) => {
-        if (deps.holdPhase !== phase) return;
-        log.warn({ phase }, 'TEST_HOLD_PHASE: holding the job until the attempt is stopped');
-        await waitForAbort(controller.signal);
-      },
+      // Only the test hook needs a checkpoint: without it an analysis thread makes no round trip
+      // to this thread at each phase.
+      ...(deps.holdPhase === undefined || deps.holdPhase === null || deps.holdPhase === 'terminal'
+        ? {}
+        : {
+            checkpoint: async (phase: AnalysisPhase): Promise<void> => {
+              if (deps.holdPhase !== phase) return;
+              log.warn({ phase }, 'TEST_HOLD_PHASE: holding the job until the attempt is stopped');
+              await waitForAbort(controller.signal);
+            },
+          }),
     });
   } finally {
     phaseEnded();

@@ -83,21 +83,29 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
     // registry outage): the thread's run fails with a copy of it, but the caller decides on a
     // retry from the original (its class and cause do not cross threads).
     const callFailures: unknown[] = [];
+    // The budget clock stops while a call of the thread is answered here: paused when the first
+    // outstanding call arrives, running again when the last one is answered.
+    let outstanding = 0;
     try {
       outcome = await pool.run(task, {
         ...(deps.signal ? { signal: deps.signal } : {}),
-        onMessage: (message, post) => {
+        onMessage: (message, post, clock) => {
           if (!isThreadMessage(message)) return;
           if (message.type === 'progress') {
             deps.onProgress?.(message.progress);
             return;
           }
+          if (outstanding++ === 0) clock(false);
           const reply = (m: MainMessage): void => post(m);
+          const settle = (m: MainMessage): void => {
+            if (--outstanding === 0) clock(true);
+            reply(m);
+          };
           answer(message.call, deps, message.id, reply).then(
-            (value) => reply({ type: 'reply', id: message.id, ok: true, value }),
+            (value) => settle({ type: 'reply', id: message.id, ok: true, value }),
             (error: unknown) => {
               callFailures.push(error);
-              reply({ type: 'reply', id: message.id, ok: false, error: toWire(error) });
+              settle({ type: 'reply', id: message.id, ok: false, error: toWire(error) });
             },
           );
         },

@@ -25,7 +25,8 @@ interface Pending {
 
 /**
  * An analysis thread's task: the unchanged pipeline, with its registry collaborators and
- * callbacks replaced by calls to the main thread. The budget clock is paused while a call is out.
+ * callbacks replaced by calls to the main thread. The main thread pauses the budget clock while
+ * it answers a call, so the thread posts no clock messages of its own beyond the start.
  */
 export default async function runAnalysis(task: AnalysisTask & { port: MessagePort }): Promise<AnalysisOutcome> {
   const { port } = task;
@@ -40,7 +41,6 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
       return;
     }
     pending.delete(message.id);
-    if (pending.size === 0) clock(port, true);
     if (message.ok) waiting.resolve(message.value);
     else waiting.reject(fromWire(message.error));
   });
@@ -48,7 +48,6 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
   const call = (request: MainCall, onCounts?: (counts: ProgressCounts) => void): Promise<CallAnswer> =>
     new Promise<CallAnswer>((resolve, reject) => {
       const id = nextId++;
-      if (pending.size === 0) clock(port, false);
       pending.set(id, { resolve, reject, ...(onCounts ? { onCounts } : {}) });
       post({ type: 'call', id, call: request });
     });
@@ -93,7 +92,6 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
   } catch (error) {
     return { ok: false, error: toWire(error) };
   } finally {
-    clock(port, false);
     port.close();
   }
 }

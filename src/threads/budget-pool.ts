@@ -122,11 +122,14 @@ export class BudgetPool<Task extends object, Result> {
 
   /**
    * Runs one task. `onMessage` receives what the worker posts on the run's port besides clock
-   * messages; `reply` lets the caller answer on that port. `signal` aborts the run (and its thread).
+   * messages; `reply` lets the caller answer on that port, and `clock` lets it pause the run's
+   * budget while it works on the worker's behalf (the worker then need not post clock messages
+   * around each call: every message costs a wake-up of the other thread). `signal` aborts the
+   * run (and its thread).
    */
   async run(
     task: Task,
-    handlers: { onMessage?: (message: unknown, reply: (answer: unknown) => void) => void; signal?: AbortSignal },
+    handlers: { onMessage?: (message: unknown, reply: (answer: unknown) => void, clock: (running: boolean) => void) => void; signal?: AbortSignal },
   ): Promise<Result> {
     // Counted here rather than by piscina, whose refusal carries no code to tell it apart.
     if (this.inFlight >= this.options.maxThreads + this.options.maxQueue) throw new PoolSaturated(this.options.name);
@@ -138,9 +141,10 @@ export class BudgetPool<Task extends object, Result> {
     // The run's own promise keeps the process alive while it matters; its port must not on its own.
     port1.unref();
     const reply = (answer: unknown): void => port1.postMessage(answer);
+    const setClock = (running: boolean): void => runClock.set(running);
     port1.on('message', (message: unknown) => {
       if (isClock(message)) runClock.set(message.running);
-      else handlers.onMessage?.(message, reply);
+      else handlers.onMessage?.(message, reply, setClock);
     });
     const outer = handlers.signal;
     const forward = (): void => abort.abort(outer?.reason);

@@ -59,6 +59,22 @@ describe('the analysis pool', () => {
     expect(next.byteSize).toBeGreaterThan(0);
   });
 
+  it('stops the budget clock while the main thread answers a call, and runs it again after', async () => {
+    // A 400 ms budget; the registry takes 500 ms to answer: only the thread's own work counts,
+    // so the run succeeds, and a second run on the same thread does too.
+    const pool = analysisPool({ budgetMs: 400 });
+    const slowRegistry = {
+      enrich: async (coordinates: readonly Coordinate[]) => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return { metadata: new Map(coordinates.map((c) => [coordinateKey(c.ecosystem, c.name, c.version), EMPTY_METADATA])), failed: [] };
+      },
+    };
+    for (let run = 0; run < 2; run++) {
+      const result = await pool.analyze(SMALL_NPM(), 'text', { registry: slowRegistry });
+      expect(result.byteSize).toBeGreaterThan(0);
+    }
+  });
+
   it('refuses a run beyond its queue as a transient failure (retry later)', async () => {
     const pool = analysisPool({ maxQueue: 0 });
     const first = pool.analyze(SMALL_NPM(), 'text', {});
