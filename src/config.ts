@@ -49,6 +49,8 @@ export interface Config {
   readonly reconcileGraceMs: number;
   readonly expiryIntervalMs: number;
   readonly sseHeartbeatMs: number;
+  /** How long an API process answers a job's status polls from memory before reading Postgres again; 0: every poll reads. */
+  readonly jobStatusFreshMs: number;
   readonly sbomSyncTimeoutMs: number;
   readonly sbomMaxOutputBytes: number;
   /** The analysis thread pool of each API and worker process (see README, "Hostile input and limits"). */
@@ -190,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     reconcileGraceMs: r.integer('RECONCILE_GRACE_MS', 60_000, 0, 86_400_000),
     expiryIntervalMs: r.integer('EXPIRY_INTERVAL_MS', 60_000, 100, 86_400_000),
     sseHeartbeatMs: r.integer('SSE_HEARTBEAT_MS', 15_000, 100, 300_000),
+    jobStatusFreshMs: r.integer('JOB_STATUS_FRESH_MS', 1_000, 0, 60_000),
     sbomSyncTimeoutMs: r.integer('SBOM_SYNC_TIMEOUT_MS', 60_000, 100, 600_000),
     sbomMaxOutputBytes: r.integer('SBOM_MAX_OUTPUT_BYTES', 16_777_216, 1_024, 16_777_216),
     analysis: {

@@ -7,6 +7,7 @@ import { headerLines } from '../http/headers.js';
 import { ProblemError } from '../http/problems.js';
 import { SseWriter } from '../http/sse.js';
 import { jobChannel, type EventHub } from '../jobs/events.js';
+import { JobStatusCache } from '../jobs/status-cache.js';
 import { enqueueSbomJob, type SbomQueue } from '../jobs/queues.js';
 import { isTerminal, JOB_PHASES, JOB_STATES, jobLocation, JOBS_PATH, type JobSnapshot } from '../jobs/snapshot.js';
 import type { JobStore } from '../jobs/store.js';
@@ -21,7 +22,7 @@ import { NO_QUERY_PARAMETERS } from '../http/validation.js';
 import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
 
 export interface LockfileJobRouteDeps {
-  readonly config: Pick<Config, 'jobTtlSeconds' | 'jobMaxAttempts' | 'sseHeartbeatMs' | 'redisPrefix'>;
+  readonly config: Pick<Config, 'jobTtlSeconds' | 'jobMaxAttempts' | 'sseHeartbeatMs' | 'redisPrefix' | 'jobStatusFreshMs'>;
   readonly store: JobStore;
   readonly queue: SbomQueue;
   readonly hub: EventHub;
@@ -76,6 +77,10 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
   const outages = new OutageLog(logger);
   return async (app: App) => {
     await app.register(multipart, MULTIPART_OPTIONS);
+    const statuses = new JobStatusCache({ hub, prefix: redisPrefix, logger, freshMs: config.jobStatusFreshMs });
+    app.addHook('onClose', async () => {
+      statuses.close();
+    });
     const path = JOBS_PATH.replace(/^\/v1/, '');
 
     app.post(
@@ -133,7 +138,9 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
       ({ summary, operationId, tags: ['lockfile jobs'], params: IdParams, querystring: NO_QUERY_PARAMETERS, response: { ...response, ...problemResponses(...AUTHENTICATED_PROBLEMS, 404) }, 'x-service-cost': JOB_COST }) as const;
 
     app.get(`${path}/:id`, { config: { capability: 'sbom' }, schema: jobSchema('The current snapshot of a job', 'getLockfileJob', { 200: json('The snapshot.', JobSnapshotSchema) }) }, async (request) => {
-      const snapshot = await store.findForOwner(jobId(request), accountOf(request));
+      const id = jobId(request);
+      const accountId = accountOf(request);
+      const snapshot = await statuses.get(id, accountId, () => store.findForOwner(id, accountId));
       if (snapshot === null) throw jobNotFound();
       return snapshot;
     });
