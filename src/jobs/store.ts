@@ -136,6 +136,7 @@ export class JobStore {
    * under the same key is a conflict. An expired job frees its key.
    */
   async create(job: NewJob): Promise<CreateOutcome> {
+    if (job.idempotencyKey === null) return { kind: 'created', snapshot: await this.insert(job) };
     return this.db.transaction(async (tx) => {
       if (job.idempotencyKey !== null) {
         const key = and(eq(lockfileJobs.accountId, job.accountId), eq(lockfileJobs.idempotencyKey, job.idempotencyKey));
@@ -167,6 +168,28 @@ export class JobStore {
       await tx.insert(lockfileJobInputs).values({ jobId: row.id, files: [...job.files], environment: job.environment, totalBytes: job.totalBytes });
       return { kind: 'created', snapshot: toSnapshot(row) };
     });
+  }
+
+  /**
+   * A job without an idempotency key: the job and its execution record in one statement (one
+   * round trip, atomic as any statement), where a transaction took four.
+   */
+  private async insert(job: NewJob): Promise<JobSnapshot> {
+    const j = lockfileJobs;
+    const i = lockfileJobInputs;
+    const { rows } = await this.db.execute<SnapshotRow>(sql`
+      WITH job AS (
+        INSERT INTO ${j} (${name(j.accountId)}, ${name(j.format)}, ${name(j.parserContract)}, ${name(j.requestHash)}, ${name(j.expiresAt)})
+        VALUES (${job.accountId}, ${job.format}, ${job.parserContract}, ${job.requestHash}, now() + make_interval(secs => ${job.ttlSeconds}))
+        RETURNING ${SNAPSHOT_RETURNING}
+      ), inputs AS (
+        INSERT INTO ${i} (${name(i.jobId)}, ${name(i.files)}, ${name(i.environment)}, ${name(i.totalBytes)})
+        SELECT "id", ${JSON.stringify(job.files)}::jsonb, ${job.environment === null ? null : JSON.stringify(job.environment)}::jsonb, ${job.totalBytes} FROM job
+      )
+      SELECT * FROM job`);
+    const [row] = rows;
+    if (!row) throw new Error('job insert returned no row');
+    return toSnapshot({ ...row, expiresAt: new Date(row.expiresAt) });
   }
 
   /** The latest snapshot of a job the account owns; null when missing, expired or someone else's. */
