@@ -168,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const guarded = (plugins: readonly RoutePlugin[]) => async (scope: App) => {
     const { identify, authorize } = authentication({ db: deps.database.db, config: deps.config, tokenUsage });
     scope.addHook('onRequest', identify);
-    const limit = deps.rateLimitRedis ? await rateLimitHook(scope, { config: deps.config.rateLimit, redis: deps.rateLimitRedis, prefix: deps.config.redisPrefix }) : null;
+    const limit = deps.rateLimitRedis ? rateLimitHook({ config: deps.config.rateLimit, redis: deps.rateLimitRedis, prefix: deps.config.redisPrefix }) : null;
     if (limit) scope.addHook('onRequest', limit);
     scope.addHook('onRequest', authorize);
     for (const plugin of plugins) await scope.register(plugin);

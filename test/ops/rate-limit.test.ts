@@ -38,6 +38,8 @@ describe('rate limits shared by every API instance', () => {
     for (let i = 0; i < 5; i++) {
       const res = await ask(instances()[i % 2]!, token);
       expect(res.statusCode, `request ${i + 1}`).toBe(404);
+      expect(res.headers['x-ratelimit-limit']).toBe('5');
+      expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
     }
     for (const app of instances()) {
       const limited = await ask(app, token);
