@@ -1,32 +1,63 @@
 import { and, gt, inArray, sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/client.js';
 import { packageMetadata } from '../db/schema/index.js';
 import type { MetadataCache } from '../sbom/enrich-types.js';
 import type { PackageMetadata } from '../sbom/metadata.js';
 
+export interface PgMetadataCacheOptions {
+  /** How long a fetched version's metadata is trusted before it is fetched again. */
+  readonly maxAgeMs?: number;
+  /** Entries this process keeps in memory in front of Postgres (least recently used go first); 0: none. */
+  readonly memoryEntries?: number;
+}
+
 /**
  * The service's metadata cache in Postgres, shared by every worker. A version's metadata barely
  * changes (deprecation can), so entries are trusted for `maxAgeMs` and then fetched again.
+ *
+ * In front of it, each process keeps the entries it read or wrote last in memory, each until the
+ * Postgres entry would go stale: a lockfile seen again (CI runs the same one all day) costs no
+ * Postgres read, nor the parse of its rows. Another process refreshing an entry meanwhile
+ * changes nothing this one relies on: both copies are within their age.
  */
 export class PgMetadataCache implements MetadataCache {
+  private readonly maxAgeMs: number;
+  private readonly memory: LRUCache<string, PackageMetadata> | null;
+
   constructor(
     private readonly db: Database,
-    private readonly maxAgeMs = 7 * 24 * 3600 * 1000,
-  ) {}
+    options: PgMetadataCacheOptions = {},
+  ) {
+    this.maxAgeMs = options.maxAgeMs ?? 7 * 24 * 3600 * 1000;
+    const entries = options.memoryEntries ?? 50_000;
+    this.memory = entries > 0 ? new LRUCache({ max: entries, ttl: this.maxAgeMs }) : null;
+  }
 
   async getMany(keys: readonly string[]): Promise<Map<string, PackageMetadata>> {
     const result = new Map<string, PackageMetadata>();
-    for (let i = 0; i < keys.length; i += 5000) {
+    const missing: string[] = [];
+    for (const key of keys) {
+      const held = this.memory?.get(key);
+      if (held === undefined) missing.push(key);
+      else result.set(key, held);
+    }
+    for (let i = 0; i < missing.length; i += 5000) {
       const rows = await this.db
-        .select({ coordinate: packageMetadata.coordinate, metadata: packageMetadata.metadata })
+        .select({ coordinate: packageMetadata.coordinate, metadata: packageMetadata.metadata, fetchedAt: packageMetadata.fetchedAt })
         .from(packageMetadata)
         .where(
           and(
-            inArray(packageMetadata.coordinate, keys.slice(i, i + 5000)),
+            inArray(packageMetadata.coordinate, missing.slice(i, i + 5000)),
             gt(packageMetadata.fetchedAt, sql`now() - make_interval(secs => ${this.maxAgeMs / 1000})`),
           ),
         );
-      for (const row of rows) result.set(row.coordinate, row.metadata);
+      const now = Date.now();
+      for (const row of rows) {
+        result.set(row.coordinate, row.metadata);
+        const ttl = row.fetchedAt.getTime() + this.maxAgeMs - now;
+        if (ttl > 0) this.memory?.set(row.coordinate, row.metadata, { ttl });
+      }
     }
     return result;
   }
@@ -42,5 +73,6 @@ export class PgMetadataCache implements MetadataCache {
           set: { metadata: sql`excluded.metadata`, fetchedAt: sql`now()` },
         });
     }
+    for (const [key, metadata] of entries) this.memory?.set(key, metadata);
   }
 }

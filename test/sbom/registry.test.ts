@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskMetadataCache } from '../../src/registry/disk-cache.js';
 import { registryHttp } from '../../src/registry/http.js';
@@ -219,6 +220,36 @@ ${line('b@1', 'MIT').slice(0, 30)}`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the Postgres metadata cache', () => {
+  const meta = (license: string) => ({ license, description: null, homepage: null, repository: null, author: null, deprecated: null });
+
+  it('answers what it read or wrote from memory, without Postgres, until the entry would go stale', async () => {
+    const writer = new PgMetadataCache(database.db);
+    await writer.setMany(new Map([['kept@1.0.0', meta('MIT')], ['old@1.0.0', meta('ISC')]]));
+    await database.db.execute(sql`UPDATE package_metadata SET fetched_at = now() - interval '8 days' WHERE coordinate = 'old@1.0.0'`);
+    const reader = new PgMetadataCache(database.db);
+    const first = await reader.getMany(['kept@1.0.0', 'old@1.0.0', 'never@1.0.0']);
+    expect([...first.keys()]).toEqual(['kept@1.0.0']);
+    await database.db.execute(sql`DELETE FROM package_metadata WHERE coordinate IN ('kept@1.0.0', 'old@1.0.0')`);
+    // Postgres has nothing now: memory answers for the entry it read, and for those it wrote.
+    expect((await reader.getMany(['kept@1.0.0']).then((m) => m.get('kept@1.0.0')))?.license).toBe('MIT');
+    expect((await writer.getMany(['old@1.0.0'])).get('old@1.0.0')?.license).toBe('ISC');
+    // Without memory every read goes to Postgres.
+    expect((await new PgMetadataCache(database.db, { memoryEntries: 0 }).getMany(['kept@1.0.0'])).size).toBe(0);
+  });
+
+  it('forgets an entry from memory when its Postgres age runs out', async () => {
+    const cache = new PgMetadataCache(database.db, { maxAgeMs: 60_000 });
+    await cache.setMany(new Map([['brief@1.0.0', meta('MIT')]]));
+    await database.db.execute(sql`UPDATE package_metadata SET fetched_at = now() - interval '59 seconds' WHERE coordinate = 'brief@1.0.0'`);
+    const reader = new PgMetadataCache(database.db, { maxAgeMs: 60_000 });
+    expect((await reader.getMany(['brief@1.0.0'])).size).toBe(1);
+    await database.db.execute(sql`DELETE FROM package_metadata WHERE coordinate = 'brief@1.0.0'`);
+    // Read with about a second of age left: it leaves memory with it.
+    await expect.poll(async () => (await reader.getMany(['brief@1.0.0'])).size, { timeout: 3_000, interval: 100 }).toBe(0);
   });
 });
 
