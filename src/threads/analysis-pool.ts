@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Analyze } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
-import { AnalysisError, LimitExceededError, TransientAnalysisError } from '../sbom/types.js';
+import { AnalysisError, LimitExceededError, TransientAnalysisError, type ProgressCounts } from '../sbom/types.js';
 import { isThreadMessage, fromWire, toWire, type AnalysisOutcome, type AnalysisTask, type CallAnswer, type MainCall, type MainMessage } from './analysis-protocol.js';
 import { BudgetExceeded, BudgetPool, PoolSaturated } from './budget-pool.js';
 
@@ -40,11 +40,21 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
     maxHeapMb: options.maxHeapMb,
   });
 
-  const answer = async (call: MainCall, deps: AnalyzeDeps, id: number, reply: (message: MainMessage) => void): Promise<CallAnswer> => {
+  /** `progress` reports for the thread: its last counts with the enricher's. */
+  const answer = async (call: MainCall, deps: AnalyzeDeps, progress: (counts: ProgressCounts) => void): Promise<CallAnswer> => {
     switch (call.method) {
       case 'enrich': {
-        if (!deps.registry) return { metadata: new Map(), failed: [] };
-        return deps.registry.enrich(call.coordinates, (counts) => reply({ type: 'enrich-progress', id, counts }), deps.signal);
+        if (!deps.registry) return { result: { metadata: new Map(), failed: [] }, counts: null };
+        let counts: ProgressCounts | null = null;
+        const result = await deps.registry.enrich(
+          call.coordinates,
+          (c) => {
+            counts = c;
+            progress(c);
+          },
+          deps.signal,
+        );
+        return { result, counts };
       }
       case 'resolve':
         if (!deps.resolver) throw new AnalysisError('resolution_failed', 'no resolver');
@@ -86,12 +96,14 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
     // The budget clock stops while a call of the thread is answered here: paused when the first
     // outstanding call arrives, running again when the last one is answered.
     let outstanding = 0;
+    let lastCounts: ProgressCounts = {};
     try {
       outcome = await pool.run(task, {
         ...(deps.signal ? { signal: deps.signal } : {}),
         onMessage: (message, post, clock) => {
           if (!isThreadMessage(message)) return;
           if (message.type === 'progress') {
+            lastCounts = message.progress.counts;
             deps.onProgress?.(message.progress);
             return;
           }
@@ -101,7 +113,8 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
             if (--outstanding === 0) clock(true);
             reply(m);
           };
-          answer(message.call, deps, message.id, reply).then(
+          const enriching = (counts: ProgressCounts): void => deps.onProgress?.({ phase: 'enriching', counts: { ...lastCounts, ...counts } });
+          answer(message.call, deps, enriching).then(
             (value) => settle({ type: 'reply', id: message.id, ok: true, value }),
             (error: unknown) => {
               callFailures.push(error);

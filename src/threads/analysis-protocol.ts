@@ -54,7 +54,17 @@ export type MainCall =
   /** A registry GET of an ecosystem's resolver, answered with the body text (null: not there). */
   | { readonly method: 'http'; readonly url: string; readonly accept: string | null };
 
-export type CallAnswer = EnrichmentResult | StandaloneOutcome | string | null;
+/**
+ * The answer to `enrich`: the result and the last counts the enricher reported. Progress while
+ * it runs is reported by the main thread itself, which has the thread's last counts: a message
+ * to the thread and one back per fetched coordinate would only carry them there and back.
+ */
+export interface EnrichAnswer {
+  readonly result: EnrichmentResult;
+  readonly counts: ProgressCounts | null;
+}
+
+export type CallAnswer = EnrichAnswer | StandaloneOutcome | string | null;
 
 /** Thread → main. */
 export type ThreadMessage =
@@ -64,8 +74,7 @@ export type ThreadMessage =
 /** Main → thread. */
 export type MainMessage =
   | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: CallAnswer }
-  | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: WireError }
-  | { readonly type: 'enrich-progress'; readonly id: number; readonly counts: ProgressCounts };
+  | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: WireError };
 
 /** Errors cross threads as data: structured cloning would drop their class and code. */
 export function toWire(error: unknown): WireError {
@@ -106,5 +115,5 @@ export function isThreadMessage(value: unknown): value is ThreadMessage {
 
 export function isMainMessage(value: unknown): value is MainMessage {
   const type = (value as { type?: unknown } | null)?.type;
-  return type === 'reply' || type === 'enrich-progress';
+  return type === 'reply';
 }

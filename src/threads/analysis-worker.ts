@@ -1,10 +1,9 @@
 import type { MessagePort } from 'node:worker_threads';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
-import type { Enricher, EnrichmentResult } from '../sbom/enrich-types.js';
+import type { Enricher } from '../sbom/enrich-types.js';
 import type { StandaloneOutcome } from '../sbom/ecosystems/npm/build.js';
 import type { RegistryHttp } from '../sbom/ecosystems/types.js';
 import { RegistryResponseError } from '../registry/http.js';
-import type { ProgressCounts } from '../sbom/types.js';
 import { clock } from './budget-pool.js';
 import {
   fromWire,
@@ -13,6 +12,7 @@ import {
   type AnalysisOutcome,
   type AnalysisTask,
   type CallAnswer,
+  type EnrichAnswer,
   type MainCall,
   type ThreadMessage,
 } from './analysis-protocol.js';
@@ -20,7 +20,6 @@ import {
 interface Pending {
   resolve(value: CallAnswer): void;
   reject(error: Error): void;
-  onCounts?: (counts: ProgressCounts) => void;
 }
 
 /**
@@ -36,24 +35,34 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
     if (!isMainMessage(message)) return;
     const waiting = pending.get(message.id);
     if (!waiting) return;
-    if (message.type === 'enrich-progress') {
-      waiting.onCounts?.(message.counts);
-      return;
-    }
     pending.delete(message.id);
     if (message.ok) waiting.resolve(message.value);
     else waiting.reject(fromWire(message.error));
   });
   const post = (message: ThreadMessage): void => port.postMessage(message);
-  const call = (request: MainCall, onCounts?: (counts: ProgressCounts) => void): Promise<CallAnswer> =>
+  const call = (request: MainCall): Promise<CallAnswer> =>
     new Promise<CallAnswer>((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve, reject, ...(onCounts ? { onCounts } : {}) });
+      pending.set(id, { resolve, reject });
       post({ type: 'call', id, call: request });
     });
 
+  // The main thread reported the enricher's progress as it went; its last counts still belong in
+  // this analysis's counts, without being posted back as progress once more.
+  let muted = false;
   const registry: Enricher = {
-    enrich: async (coordinates, onProgress) => (await call({ method: 'enrich', coordinates }, onProgress)) as EnrichmentResult,
+    enrich: async (coordinates, onProgress) => {
+      const answer = (await call({ method: 'enrich', coordinates })) as EnrichAnswer;
+      if (answer.counts !== null) {
+        muted = true;
+        try {
+          onProgress(answer.counts);
+        } finally {
+          muted = false;
+        }
+      }
+      return answer.result;
+    },
   };
   // Registry requests of the ecosystems' resolvers go through the main thread's client (its
   // connections, its deadline); the budget clock stops while one is out.
@@ -76,7 +85,9 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
         ? null
         : { bases: task.registries, http, mavenAllowedRepositories: task.mavenAllowedRepositories, ...(task.resolutionTimeoutMs === null ? {} : { resolutionTimeoutMs: task.resolutionTimeoutMs }) },
     resolver: task.resolver ? async (project) => (await call({ method: 'resolve', project })) as StandaloneOutcome : null,
-    onProgress: (progress) => post({ type: 'progress', progress }),
+    onProgress: (progress) => {
+      if (!muted) post({ type: 'progress', progress });
+    },
     environment: task.environment,
     ...(task.checkpoint ? {
           checkpoint: async (phase) => {

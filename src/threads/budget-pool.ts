@@ -136,8 +136,12 @@ export class BudgetPool<Task extends object, Result> {
     this.inFlight++;
     const { port1, port2 } = new MessageChannel();
     const abort = new AbortController();
-    const over = new BudgetExceeded('time', this.options.budgetMs);
-    const runClock = new RunClock(this.options.budgetMs, () => abort.abort(over));
+    // Made only when the budget runs out: an error's stack costs more than the rest of a small run's bookkeeping.
+    let over: BudgetExceeded | null = null;
+    const runClock = new RunClock(this.options.budgetMs, () => {
+      over = new BudgetExceeded('time', this.options.budgetMs);
+      abort.abort(over);
+    });
     // The run's own promise keeps the process alive while it matters; its port must not on its own.
     port1.unref();
     const reply = (answer: unknown): void => port1.postMessage(answer);
@@ -153,7 +157,7 @@ export class BudgetPool<Task extends object, Result> {
     try {
       return await this.pool.run({ ...task, port: port2 }, { transferList: [port2], signal: abort.signal });
     } catch (error) {
-      if (abort.signal.reason === over) throw over;
+      if (over !== null && abort.signal.reason === over) throw over;
       if (outer?.aborted === true) throw outer.reason instanceof Error ? outer.reason : new Error('aborted', { cause: error });
       if ((error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new BudgetExceeded('memory', this.options.maxHeapMb);
       throw error;
