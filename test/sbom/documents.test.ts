@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as CDX from '@cyclonedx/cyclonedx-library';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/sbom/analyze.js';
 import { integrityChecksums, normalizeLicense } from '../../src/sbom/describe.js';
@@ -345,6 +346,34 @@ describe('CycloneDX validation', () => {
     expect(allUnique(['x', 'y', 'x'])).toBe(false);
     expect(allUnique(['1', 1, 'null', null, '{}', {}, '[]', [], 'true', true, '"a"', 'a'])).toBe(true);
     expect(allUnique([{ a: 'x' }, { a: 'y' }, [1, 2], [2, 1]])).toBe(true);
+  });
+
+  it('agrees with a pairwise deep comparison on any array of JSON values, copies with their keys reordered among them', async () => {
+    const { allUnique } = await import('../../src/sbom/validate/cyclonedx-runtime.cjs');
+    const deepEqual = (a: unknown, b: unknown): boolean => {
+      if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
+      if (Array.isArray(a) !== Array.isArray(b)) return false;
+      const ka = Object.keys(a);
+      const kb = Object.keys(b);
+      return ka.length === kb.length && ka.every((k) => k in b && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    };
+    const reordered = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(reordered);
+      if (typeof value !== 'object' || value === null) return value;
+      return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)]));
+    };
+    // Objects that share their primitive members but differ deeper, to fill fingerprint buckets.
+    const member = fc.oneof(fc.constantFrom('a', 'b', 1, null, true), fc.jsonValue({ maxDepth: 2 }));
+    const item = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ name: fc.constantFrom('x', 'y'), nested: fc.array(member, { maxLength: 3 }) }));
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 8 }), fc.array(fc.nat(8), { maxLength: 3 }), (generated, picks) => {
+        const base = JSON.parse(JSON.stringify(generated)) as unknown[];
+        const items = [...base, ...picks.filter((i) => i < base.length).map((i) => reordered(base[i]))];
+        const pairwise = items.every((a, i) => items.every((b, j) => j <= i || !deepEqual(a, b)));
+        expect(allUnique(items)).toBe(pairwise);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('gives the same verdicts from the standalone code the build writes as from the compiled schemas', async () => {

@@ -40,13 +40,52 @@ function canonical(value) {
   return parts.join('');
 }
 
-/** Whether no two items are deeply equal (the schema's `uniqueItems`), in linear time. */
+/**
+ * A cheap stand-in for an object's canonical form: its key count and its primitive-valued
+ * members, in key order. Deeply equal objects get the same fingerprint, so objects with
+ * different fingerprints are different; only those sharing one need comparing in full.
+ */
+function fingerprint(object) {
+  const keys = Object.keys(object);
+  const parts = [];
+  for (const key of keys) {
+    const value = object[key];
+    if (typeof value !== 'object' || value === null) parts.push(`${key}\u0000${typeof value}${String(value)}`);
+  }
+  parts.sort();
+  return `${keys.length}\u0001${parts.join('\u0001')}`;
+}
+
+/**
+ * Whether no two items are deeply equal (the schema's `uniqueItems`), in linear time. Primitive
+ * items compare by canonical form; objects (components, references, hashes…) first by
+ * fingerprint, and by canonical form only within a fingerprint they share: the canonical form of
+ * every component, nested arrays included, cost most of a document's validation.
+ */
 function allUnique(items) {
-  const seen = new Set();
+  if (items.length < 2) return true;
+  const primitives = new Set();
+  const objects = new Map();
   for (const item of items) {
-    const key = canonical(item);
-    if (seen.has(key)) return false;
-    seen.add(key);
+    if (typeof item !== 'object' || item === null) {
+      const key = canonical(item);
+      if (primitives.has(key)) return false;
+      primitives.add(key);
+      continue;
+    }
+    const key = Array.isArray(item) ? `[${item.length}` : fingerprint(item);
+    const same = objects.get(key);
+    if (same === undefined) objects.set(key, [item]);
+    else same.push(item);
+  }
+  for (const group of objects.values()) {
+    if (group.length < 2) continue;
+    const seen = new Set();
+    for (const item of group) {
+      const key = canonical(item);
+      if (seen.has(key)) return false;
+      seen.add(key);
+    }
   }
   return true;
 }
