@@ -42,6 +42,12 @@ describe('migrations', () => {
       expect(await migrationsCurrent(pool)).toBe(true);
       const tables = await pool.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public'`);
       expect(tables.rows.map((r) => r.t)).toEqual(expect.arrayContaining(['accounts', 'api_tokens', 'sessions', 'settings']));
+      // This server has lz4 (Debian builds it in): the large texts use it.
+      const compression = await pool.query<{ c: string; m: string }>(
+        `SELECT attrelid::regclass || '.' || attname AS c, attcompression AS m FROM pg_attribute
+         WHERE (attrelid, attname) IN (('lockfile_job_results'::regclass, 'document'), ('lockfile_job_inputs'::regclass, 'files'), ('blob_texts'::regclass, 'content'))`,
+      );
+      expect(compression.rows.map((r) => r.m)).toEqual(['l', 'l', 'l']);
     } finally {
       await pool.end();
     }
