@@ -137,11 +137,7 @@ export class BudgetPool<Task extends object, Result> {
     const { port1, port2 } = new MessageChannel();
     const abort = new AbortController();
     // Made only when the budget runs out: an error's stack costs more than the rest of a small run's bookkeeping.
-    let over: BudgetExceeded | null = null;
-    const runClock = new RunClock(this.options.budgetMs, () => {
-      over = new BudgetExceeded('time', this.options.budgetMs);
-      abort.abort(over);
-    });
+    const runClock = new RunClock(this.options.budgetMs, () => abort.abort(new BudgetExceeded('time', this.options.budgetMs)));
     // The run's own promise keeps the process alive while it matters; its port must not on its own.
     port1.unref();
     const reply = (answer: unknown): void => port1.postMessage(answer);
@@ -157,7 +153,9 @@ export class BudgetPool<Task extends object, Result> {
     try {
       return await this.pool.run({ ...task, port: port2 }, { transferList: [port2], signal: abort.signal });
     } catch (error) {
-      if (over !== null && abort.signal.reason === over) throw over;
+      // Only the clock aborts this controller with a BudgetExceeded.
+      const reason: unknown = abort.signal.reason;
+      if (reason instanceof BudgetExceeded) throw reason;
       if (outer?.aborted === true) throw outer.reason instanceof Error ? outer.reason : new Error('aborted', { cause: error });
       if ((error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new BudgetExceeded('memory', this.options.maxHeapMb);
       throw error;
