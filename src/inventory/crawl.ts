@@ -7,7 +7,8 @@ import type { StoredEntry } from './query.js';
 import { pageKind, type ParsedPage } from './sources/site-page.js';
 import { describeFailure, speaksNoTls, type FetchOutcome, type HostLimiter, type SiteFetcher } from './sources/site-fetch.js';
 import { canonicalLink, pagePath, parseSitemap } from './sources/site-map.js';
-import type { InventoryRow, InventoryStore } from './store.js';
+import type { InventoryStore } from './store.js';
+import type { InventoryRow } from './records.js';
 import { parseTarget, type SiteTarget } from './targets.js';
 
 /**

@@ -6,7 +6,8 @@ import { toListEntry, type ReadyRows } from './listing/shared.js';
 import type { Lister, ServedInventory, ServedView } from './listing/types.js';
 import type { ListEntryType, ListResponseType } from './schemas.js';
 import { selectionKey, type Selection } from './selection.js';
-import type { InventoryRow, InventoryStore } from './store.js';
+import type { InventoryStore } from './store.js';
+import type { InventoryRow } from './records.js';
 import type { ListTarget, PackageTarget, RepositoryTarget, SiteTarget } from './targets.js';
 
 export interface ListQuery {

@@ -8,7 +8,8 @@ import type { StoredEntry } from './query.js';
 import { RegistryUnavailable, TarballUnavailable } from './sources/npm.js';
 import type { PackageVersion } from './sources/registry-source.js';
 import type { PackageRegistry, PackageSources } from './sources/registry-source.js';
-import type { BlobRecord, InventoryRow, InventoryStore } from './store.js';
+import type { InventoryStore } from './store.js';
+import type { BlobRecord, InventoryRow } from './records.js';
 import { TarLimitError, type TarLimits } from './tar-reader.js';
 
 export interface PreparationDeps {

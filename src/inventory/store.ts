@@ -1,48 +1,9 @@
 import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { Database, Transaction } from '../db/client.js';
 import { blobs, blobTexts, inventories, inventoryEntries, inventoryRefs, type InventoryFacts } from '../db/schema/index.js';
 import type { Intent } from './classify.js';
 import type { StoredEntry } from './query.js';
-
-export type InventoryKind = 'package' | 'repository' | 'site';
-export type InventoryState = 'pending' | 'preparing' | 'ready' | 'failed' | 'unavailable';
-
-export interface InventoryRow {
-  readonly id: string;
-  readonly kind: InventoryKind;
-  readonly identity: string;
-  readonly registry: string | null;
-  readonly packageName: string | null;
-  readonly version: string | null;
-  readonly state: InventoryState;
-  readonly failure: string | null;
-  readonly attempt: number;
-  readonly fileCount: number | null;
-  readonly totalBytes: number | null;
-  readonly facts: InventoryFacts;
-  readonly preparationMs: number | null;
-  readonly startedAt: Date | null;
-  readonly finishedAt: Date | null;
-  readonly updatedAt: Date;
-}
-
-export interface NewInventory {
-  readonly kind: InventoryKind;
-  readonly identity: string;
-  readonly registry?: string | null;
-  readonly packageName?: string | null;
-  readonly version?: string | null;
-  readonly facts?: InventoryFacts;
-}
-
-export interface BlobRecord {
-  readonly hash: string;
-  readonly byteSize: number;
-  readonly encoding: 'gzip' | 'identity';
-  readonly data: Buffer;
-  /** The text, for grep's trigram index: set for UTF-8 text up to GREP_INDEX_MAX_BYTES. */
-  readonly text?: string | null;
-}
+import type { BlobRecord, GrepFilter, InventoryKind, InventoryRow, NewInventory } from './records.js';
 
 const columns = {
   id: inventories.id,
@@ -67,8 +28,6 @@ function row(r: typeof inventories.$inferSelect | Record<keyof typeof columns, u
   return r as InventoryRow;
 }
 
-type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
-
 /** Locks the inventory row for this transaction if the attempt still holds it (preparing, same attempt). */
 async function holdAttempt(tx: Transaction, id: string, attempt: number): Promise<boolean> {
   const [held] = await tx
@@ -77,14 +36,6 @@ async function holdAttempt(tx: Transaction, id: string, attempt: number): Promis
     .where(and(eq(inventories.id, id), eq(inventories.attempt, attempt), eq(inventories.state, 'preparing')))
     .for('update');
   return held !== undefined;
-}
-
-/** What grep asks the trigram index (see `InventoryStore.grepCandidates`). */
-export interface GrepFilter {
-  readonly kind: 'like' | 'regex';
-  readonly pattern: string;
-  readonly caseSensitive: boolean;
-  readonly timeoutMs: number;
 }
 
 /** Postgres access for inventories, their entries and the content-addressed blobs. */

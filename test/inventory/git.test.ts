@@ -2,7 +2,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BlobReader, GitError, GitSource, listTree, parseLsRemote, resolveRef } from '../../src/inventory/sources/git.js';
+import { BlobReader, GitError, GitSource, listTree } from '../../src/inventory/sources/git.js';
+import { parseLsRemote, resolveRef } from '../../src/inventory/sources/git-refs.js';
 import { remoteFailure } from '../../src/inventory/sources/git-failure.js';
 import { GitHost } from '../helpers/git-host.js';
 

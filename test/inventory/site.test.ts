@@ -4,7 +4,7 @@ import { inventories } from '../../src/db/schema/index.js';
 import { inventoryChannel, waitForInventory } from '../../src/inventory/waiter.js';
 import type { GrepResponseType } from '../../src/inventory/grep-schemas.js';
 import type { ReadResponseType } from '../../src/inventory/schemas.js';
-import type { InventoryRow } from '../../src/inventory/store.js';
+import type { InventoryRow } from '../../src/inventory/records.js';
 import type { RunningWorkers } from '../../workers/index.js';
 import { DocsSite, htmlPage, type SiteResource } from '../helpers/docs-site.js';
 import { inventoryClient } from '../helpers/inventory-client.js';

@@ -4,7 +4,7 @@ import type { ListAvailableVersionType, ListIdentityType } from '../schemas.js';
 import { RegistryMalformed, RegistryUnavailable } from '../sources/npm.js';
 import type { PackageRegistry, PackageSources } from '../sources/registry-source.js';
 import { safeRepositoryRoot } from '../sources/repo-url.js';
-import type { InventoryRow } from '../store.js';
+import type { InventoryRow } from '../records.js';
 import type { PackageTarget } from '../targets.js';
 import { BriefCache, estimate, notReady, NO_SITE_FIELDS, retryIfDue, settled, sourceStates, type ListerDeps } from './shared.js';
 import type { Lister, ServedInventory, ServedView } from './types.js';

@@ -1,8 +1,9 @@
 import { ProblemError } from '../../http/problems.js';
 import type { ListAvailableVersionType, ListIdentityType } from '../schemas.js';
-import { GitError, resolveRef, type GitSource, type RemoteRefs } from '../sources/git.js';
+import { GitError, type GitSource } from '../sources/git.js';
+import { resolveRef, type RemoteRefs } from '../sources/git-refs.js';
 import { remoteFailure } from '../sources/git-failure.js';
-import type { InventoryRow } from '../store.js';
+import type { InventoryRow } from '../records.js';
 import type { RepositoryTarget } from '../targets.js';
 import { BriefCache, estimate, notReady, NO_SITE_FIELDS, retryIfDue, settled, sourceStates, type ListerDeps } from './shared.js';
 import type { Lister, ServedInventory, ServedView } from './types.js';

@@ -1,7 +1,8 @@
 import { ProblemError } from '../../http/problems.js';
 import { exactSelector, type IndexEntry, type StoredEntry } from '../query.js';
 import type { ListEntryType, ListResponseType } from '../schemas.js';
-import type { InventoryKind, InventoryRow, InventoryStore } from '../store.js';
+import type { InventoryStore } from '../store.js';
+import type { InventoryKind, InventoryRow } from '../records.js';
 
 /**
  * Ready package and repository snapshots by identity and by id: they never change, so a request

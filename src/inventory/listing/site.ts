@@ -1,6 +1,6 @@
 import { ProblemError } from '../../http/problems.js';
 import type { ListIdentityType, ListResponseType } from '../schemas.js';
-import type { InventoryRow } from '../store.js';
+import type { InventoryRow } from '../records.js';
 import type { SiteTarget } from '../targets.js';
 import { retryIfDue, settled, type ListerDeps } from './shared.js';
 import type { Lister, ServedInventory, ServedView } from './types.js';

@@ -1,5 +1,5 @@
 import type { ListIdentityType, ListResponseType } from '../schemas.js';
-import type { InventoryRow } from '../store.js';
+import type { InventoryRow } from '../records.js';
 import type { ListTarget } from '../targets.js';
 
 /** The response fields a target kind decides; the orchestrator adds entries and paging. */
