@@ -1,11 +1,10 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { asProblem, type Api, type Problem } from '../api/client.js';
+import type { Api } from '../api/client.js';
 import type { CompareChange, CompareRequest, CompareResponse, DiffResponse } from '../api/types.js';
 import { ProblemBox } from '../ui/problem-box.js';
 import { targetFromInput } from '../explorer/target-input.js';
-
-const WAIT_MS = 20_000;
+import { usePagedQuery, WAIT_MS } from './paged-query.js';
 
 function diffClass(line: string): string {
   if (line.startsWith('@@')) return 'diff-hunk';
@@ -34,35 +33,16 @@ function Diff({ diff }: { diff: DiffResponse }) {
 export function CompareView({ api }: { api: Api }): JSX.Element {
   const [base, setBase] = useState('');
   const [head, setHead] = useState('');
-  const [result, setResult] = useState<{ request: CompareRequest; pages: readonly CompareResponse[] } | null>(null);
   const [diff, setDiff] = useState<DiffResponse | null>(null);
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const run = async (request: CompareRequest, previous: readonly CompareResponse[]): Promise<void> => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      const page = await api.json<CompareResponse>('/v1/experimental/compare', { method: 'POST', body: request });
-      setResult({ request, pages: [...previous, page] });
-    } catch (error) {
-      setProblem(asProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { result, problem, busy, start, more, guard } = usePagedQuery<CompareRequest, CompareResponse>(api, '/v1/experimental/compare');
 
   const showDiff = async (change: CompareChange): Promise<void> => {
-    if (change.diff === null) return;
-    setBusy(true);
-    try {
-      const query = new URLSearchParams({ base: change.diff.base, head: change.diff.head, path: change.diff.path });
+    const which = change.diff;
+    if (which === null) return;
+    await guard(async () => {
+      const query = new URLSearchParams({ base: which.base, head: which.head, path: which.path });
       setDiff(await api.json<DiffResponse>(`/v1/experimental/compare/diff?${query.toString()}`));
-    } catch (error) {
-      setProblem(asProblem(error));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const changes = result?.pages.flatMap((p) => p.changes) ?? [];
@@ -74,9 +54,8 @@ export function CompareView({ api }: { api: Api }): JSX.Element {
         class="grid-form"
         onSubmit={(e) => {
           e.preventDefault();
-          setResult(null);
           setDiff(null);
-          void run({ base: targetFromInput(base), head: targetFromInput(head), limit: 200, wait_timeout_ms: WAIT_MS }, []);
+          start({ base: targetFromInput(base), head: targetFromInput(head), limit: 200, wait_timeout_ms: WAIT_MS });
         }}
       >
         <label for="compare-base">Older (base)</label>
@@ -126,7 +105,7 @@ export function CompareView({ api }: { api: Api }): JSX.Element {
           </div>
           {last.has_more && last.next_cursor !== null ? (
             <p>
-              <button type="button" class="secondary" disabled={busy} onClick={() => last.next_cursor !== null && void run({ ...result.request, after: last.next_cursor }, result.pages)}>
+              <button type="button" class="secondary" disabled={busy} onClick={more}>
                 More changes
               </button>
             </p>

@@ -1,12 +1,11 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { asProblem, type Api, type Problem } from '../api/client.js';
+import type { Api } from '../api/client.js';
 import type { GrepMatch, GrepRequest, GrepResponse } from '../api/types.js';
 import type { FileRef } from '../explorer/file-view.js';
 import { ProblemBox } from '../ui/problem-box.js';
 import { targetFromInput } from '../explorer/target-input.js';
-
-const WAIT_MS = 20_000;
+import { usePagedQuery, WAIT_MS } from './paged-query.js';
 
 function MatchLine({ match }: { match: GrepMatch }) {
   // Columns are 1-based UTF-16 units of the whole line; `line` may start later (a cut long line).
@@ -29,30 +28,14 @@ export function GrepView({ api, onOpen }: { api: Api; onOpen: (file: FileRef) =>
   const [regex, setRegex] = useState(false);
   const [caseSensitive, setCaseSensitive] = useState(true);
   const [context, setContext] = useState(0);
-  const [result, setResult] = useState<{ request: GrepRequest; pages: readonly GrepResponse[] } | null>(null);
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const run = async (request: GrepRequest, previous: readonly GrepResponse[]): Promise<void> => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      const page = await api.json<GrepResponse>('/v1/grep', { method: 'POST', body: request });
-      setResult({ request, pages: [...previous, page] });
-    } catch (error) {
-      setProblem(asProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { result, problem, busy, start, more } = usePagedQuery<GrepRequest, GrepResponse>(api, '/v1/grep');
 
   const submit = (event: Event): void => {
     event.preventDefault();
     const request: GrepRequest = { target: targetFromInput(target), pattern, regex, case_sensitive: caseSensitive, context_lines: context, limit: 100, wait_timeout_ms: WAIT_MS };
     const selectors = paths.split(/[\s,]+/).filter((p) => p !== '');
     if (selectors.length > 0) request.paths = selectors;
-    setResult(null);
-    void run(request, []);
+    start(request);
   };
 
   const matches = result?.pages.flatMap((p) => p.matches) ?? [];
@@ -113,7 +96,7 @@ export function GrepView({ api, onOpen }: { api: Api; onOpen: (file: FileRef) =>
           </ol>
           {last.has_more && last.next_cursor !== null ? (
             <p>
-              <button type="button" class="secondary" disabled={busy} onClick={() => last.next_cursor !== null && void run({ ...result.request, after: last.next_cursor }, result.pages)}>
+              <button type="button" class="secondary" disabled={busy} onClick={more}>
                 More matches
               </button>
             </p>
