@@ -5,7 +5,8 @@ import { OutageLog } from '../outage-log.js';
 import { StoreUnavailableError } from '../store-errors.js';
 import * as schema from './schema/index.js';
 
-export type Database = NodePgDatabase<typeof schema>;
+/** drizzle over the pool; `$client` is the pool itself, for the few statements drizzle cannot build. */
+export type Database = NodePgDatabase<typeof schema> & { readonly $client: pg.Pool };
 /** A transaction handle, usable wherever a query runs inside `db.transaction`. */
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 export type Queryable = Database | Transaction;

@@ -157,7 +157,7 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
 
   try {
     if (contractMajor(claim.parserContract) !== contractMajor(deps.parserContract)) return await failWith('parser_contract_changed');
-    const inputs = await store.loadInputs(jobId);
+    const { inputs } = claimed;
     if (inputs === null) return await failWith('execution_record_unavailable');
     const result = await analyseWithProgress(jobId, attempt, inputs, claim.format, deps, controller, log);
     await publishTerminal(
