@@ -39,7 +39,7 @@ const env = {
   REDIS_PREFIX: prefix,
   PORT: String(port),
   npm_config_registry: `${registry.url}/`,
-  LOG_LEVEL: 'warn',
+  LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
   ...BENCH_RATE_LIMIT,
 };
 // BENCH_CPU_PROF=<folder>: the API and the worker as `start` runs them, but spawned here under
@@ -47,7 +47,7 @@ const env = {
 const profile = process.env['BENCH_CPU_PROF'];
 const children: ChildProcess[] = [];
 if (profile === undefined) {
-  children.push(supervise(spawn(process.execPath, [CLI, 'start'], { env, stdio: ['ignore', 'inherit', 'inherit'] }), 'pkgscope start'));
+  children.push(supervise(spawn(process.execPath, [CLI, 'start'], { env, stdio: ['ignore', process.env['BENCH_LOG_LEVEL'] === undefined ? 'inherit' : 'ignore', 'inherit'] }), 'pkgscope start'));
 } else {
   for (const role of ['api', 'worker']) {
     const args = ['--cpu-prof', `--cpu-prof-dir=${profile}/${role}`, CLI, role];
