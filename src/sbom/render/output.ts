@@ -32,11 +32,13 @@ export class BoundedOutput {
 }
 
 /**
- * JSON.stringify, streamed into a BoundedOutput: arrays and objects near the top are written
- * member by member, so a huge component list fails as soon as it crosses the limit.
+ * JSON.stringify, streamed into a BoundedOutput: the document's members and the items of its
+ * lists are written one at a time, so a huge component list fails as soon as it crosses the
+ * limit. Each item (a component, a dependency, a package) is one JSON.stringify: writing its
+ * members one by one too cost a quarter of a small analysis in counting many short strings.
  */
 export function writeJson(out: BoundedOutput, value: unknown, depth = 0): void {
-  if (depth >= 3 || value === null || typeof value !== 'object') {
+  if (depth >= 2 || value === null || typeof value !== 'object') {
     // JSON.stringify answers undefined for undefined and functions, whatever its declared type.
     const text = JSON.stringify(value) as string | undefined;
     out.write(text === undefined ? 'null' : text);
