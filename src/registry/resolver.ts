@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Arborist from '@npmcli/arborist';
-import npa from 'npm-package-arg';
+import type npaFunction from 'npm-package-arg';
 import type { StandaloneOutcome, StandaloneProject, StandaloneResolver } from '../sbom/ecosystems/npm/build.js';
 import { dirname } from '../sbom/ecosystems/npm/common.js';
 import { readManifest, type DependencyField, type Manifest } from '../sbom/ecosystems/npm/manifest.js';
@@ -11,6 +11,7 @@ import { parseNpmLock, type PackageLock } from '../sbom/ecosystems/npm/parse-npm
 import { TransientAnalysisError } from '../sbom/types.js';
 import type { NpmOptions } from './npm-options.js';
 import { resolutionFailureDetail } from './resolution-detail.js';
+import { lazily, requirePackage } from '../sbom/lazy-require.js';
 
 class ResolutionTimeout extends Error {}
 
@@ -25,6 +26,9 @@ function codeOf(error: unknown): string | null {
 /** Most requirements one resolution leaves out before it gives up on the manifest. */
 const MAX_UNRESOLVABLE = 20;
 
+/** npm's spec parser, for a failed resolution's message only: a run from a lockfile never loads it (nor its semver). */
+const npa = lazily(() => requirePackage('npm-package-arg') as typeof npaFunction);
+
 const DEPENDENCY_FIELDS: readonly DependencyField[] = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
 
 /** The package an impossible request was about (a missing package or version), when the error says. */
@@ -33,7 +37,7 @@ function impossiblePackage(error: unknown): string | null {
   if (e?.code === 'ETARGET' && typeof e.name === 'string') return e.name;
   if (e?.code === 'E404' && typeof e.pkgid === 'string') {
     try {
-      return npa(e.pkgid).name ?? null;
+      return npa()(e.pkgid).name ?? null;
     } catch {
       return null;
     }

@@ -59,8 +59,8 @@ export interface AnalyzeDeps {
 
 const RENDERERS = { cyclonedx: renderCycloneDx, spdx: renderSpdx, text: renderText } as const;
 
-function validate(format: OutputFormat, document: string): void {
-  if (format === 'cyclonedx') validateCycloneDx(document);
+function validate(format: OutputFormat, document: string, written: unknown): void {
+  if (format === 'cyclonedx') validateCycloneDx(document, written);
   if (format === 'spdx') validateSpdx(document);
 }
 
@@ -182,8 +182,8 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
     ecosystemLabels: new Map(ecosystems.map((e) => [e.id, e.label])),
   };
   const out = new BoundedOutput(deps.maxOutputBytes ?? MAX_OUTPUT_BYTES);
-  RENDERERS[format](input, out);
+  const written: unknown = RENDERERS[format](input, out);
   const document = out.toString();
-  validate(format, document);
+  validate(format, document, written);
   return { document, mediaType: MEDIA_TYPES[format], byteSize: out.byteSize, counts: { ...counts }, problems };
 }

@@ -1,8 +1,17 @@
-import { XMLParser, type X2jOptions } from 'fast-xml-parser';
-import { parse as parseJsoncText, type ParseError } from 'jsonc-parser';
-import { parse as parseTomlText, TomlError } from 'smol-toml';
-import { Composer, LineCounter, Parser, YAMLError, type CST } from 'yaml';
+import type * as FastXmlParser from 'fast-xml-parser';
+import type { X2jOptions } from 'fast-xml-parser';
+import type * as JsoncParser from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
+import type * as SmolToml from 'smol-toml';
+import type * as Yaml from 'yaml';
+import type { CST, LineCounter, YAMLError } from 'yaml';
+import { lazily, requirePackage } from './lazy-require.js';
 import { AnalysisError, LimitExceededError, type FileProblem, type FileProblemReason } from './types.js';
+
+export const xmlParser = lazily(() => requirePackage('fast-xml-parser') as typeof FastXmlParser);
+const jsonc = lazily(() => requirePackage('jsonc-parser') as typeof JsoncParser);
+export const smolToml = lazily(() => requirePackage('smol-toml') as typeof SmolToml);
+const yaml = lazily(() => requirePackage('yaml') as typeof Yaml);
 
 /**
  * The one place uploaded text becomes data, for every ecosystem: each parser checks nesting
@@ -110,7 +119,7 @@ export function parseJson(path: string, text: string): unknown {
   } catch (error) {
     // JSON.parse's message carries no reliable position; jsonc-parser in strict mode finds it.
     const errors: ParseError[] = [];
-    parseJsoncText(source, errors, { allowTrailingComma: false, disallowComments: true });
+    jsonc().parse(source, errors, { allowTrailingComma: false, disallowComments: true });
     const first = errors[0];
     throw syntaxError(path, 'not valid JSON', first ? positionOf(source, first.offset) : {}, error);
   }
@@ -121,7 +130,7 @@ export function parseJsonc(path: string, text: string): unknown {
   const source = withoutBom(text);
   checkBracketDepth(path, source, true);
   const errors: ParseError[] = [];
-  const data: unknown = parseJsoncText(source, errors, { allowTrailingComma: true, disallowComments: false });
+  const data: unknown = jsonc().parse(source, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
   if (first) throw syntaxError(path, 'not valid JSON with comments', positionOf(source, first.offset));
   return data;
@@ -196,6 +205,7 @@ export function parseYamlDocuments(path: string, text: string): unknown[] {
   checkBracketDepth(path, text, false);
   // Long lines next: the yaml library spends seconds on a line of 300,000 quotes.
   checkIndentationDepth(path, text);
+  const { Composer, LineCounter, Parser, YAMLError } = yaml();
   const lines = new LineCounter();
   // Tokens once (the parser is iterative), depth-checked, then composed: parseAllDocuments' steps.
   const tokens = Array.from(new Parser(lines.addNewLine).parse(text));
@@ -227,9 +237,9 @@ export function parseYaml(path: string, text: string): unknown {
 /** TOML (Cargo.lock, pyproject.toml, poetry.lock…) with smol-toml's own depth bound. */
 export function parseToml(path: string, text: string): Record<string, unknown> {
   try {
-    return parseTomlText(withoutBom(text), { maxDepth: INPUT_LIMITS.maxDepth });
+    return smolToml().parse(withoutBom(text), { maxDepth: INPUT_LIMITS.maxDepth });
   } catch (error) {
-    if (error instanceof TomlError) {
+    if (error instanceof smolToml().TomlError) {
       const where = { line: error.line, column: error.column };
       // smol-toml reports its depth bound with a message only (no code).
       if (/nested/i.test(error.message)) throw limitExceeded(path, 'maxDepth', where);
@@ -241,7 +251,7 @@ export function parseToml(path: string, text: string): Record<string, unknown> {
 
 /** XML (pom.xml, *.csproj, packages.config) with fast-xml-parser's nesting bound; no entities expanded. */
 export function parseXml(path: string, text: string, options: Omit<X2jOptions, 'maxNestedTags' | 'processEntities'> = {}): unknown {
-  const parser = new XMLParser({ ...options, maxNestedTags: INPUT_LIMITS.maxDepth, processEntities: false });
+  const parser = new (xmlParser().XMLParser)({ ...options, maxNestedTags: INPUT_LIMITS.maxDepth, processEntities: false });
   try {
     return parser.parse(withoutBom(text)) as unknown;
   } catch (error) {

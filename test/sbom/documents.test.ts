@@ -376,6 +376,17 @@ describe('CycloneDX validation', () => {
     );
   });
 
+  it('checks the value a document was written from, the text deciding when the value holds what JSON writes differently', async () => {
+    const { validateCycloneDx } = await import('../../src/sbom/validate/cyclonedx.js');
+    const { valid, broken } = await documents();
+    const value = JSON.parse(valid) as { metadata: Record<string, unknown> };
+    expect(() => validateCycloneDx(valid, value)).not.toThrow();
+    // A Date is no string to the schema, but JSON writes it as one: the text is valid.
+    const withDate = { ...value, metadata: { ...value.metadata, timestamp: new Date('2026-01-02T03:04:05Z') } };
+    expect(() => validateCycloneDx(valid, withDate)).not.toThrow();
+    for (const json of Object.values(broken)) expect(() => validateCycloneDx(json, JSON.parse(json))).toThrow(/CycloneDX validation failed/);
+  });
+
   it('gives the same verdicts from the standalone code the build writes as from the compiled schemas', async () => {
     const { cycloneDxProblems, cycloneDxStandaloneCode, problemsWith, STANDALONE_FILE } = await import('../../src/sbom/validate/cyclonedx.js');
     // Inside the project, so that the code's `require("ajv/dist/runtime/…")` resolves as it does in dist/.

@@ -1,4 +1,10 @@
-import * as CDX from '@cyclonedx/cyclonedx-library';
+// The library's parts by their own entry points: its index also loads its validators (and Ajv),
+// which this service does not use (see validate/cyclonedx.ts).
+import * as ContribBom from '@cyclonedx/cyclonedx-library/Contrib/Bom';
+import * as Enums from '@cyclonedx/cyclonedx-library/Enums';
+import * as Models from '@cyclonedx/cyclonedx-library/Models';
+import * as Serialize from '@cyclonedx/cyclonedx-library/Serialize';
+import * as Spec from '@cyclonedx/cyclonedx-library/Spec';
 import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
 import { writeJson, type BoundedOutput } from './output.js';
 import { SERVICE_VERSION } from '../../version.js';
@@ -14,18 +20,18 @@ function splitName(ecosystem: string, name: string): { group: string | null; nam
 const RENDERED_FACTS = new Set(['bundled', 'deprecated']);
 const NPM_FACTS = new Set(['os', 'cpu']);
 
-const SCOPES: Readonly<Record<Exclude<ComponentFacts['scope'], 'unknown'>, CDX.Enums.ComponentScope>> = {
-  required: CDX.Enums.ComponentScope.Required,
-  optional: CDX.Enums.ComponentScope.Optional,
+const SCOPES: Readonly<Record<Exclude<ComponentFacts['scope'], 'unknown'>, Enums.ComponentScope>> = {
+  required: Enums.ComponentScope.Required,
+  optional: Enums.ComponentScope.Optional,
   // Development dependencies are not part of what ships.
-  dev: CDX.Enums.ComponentScope.Excluded,
+  dev: Enums.ComponentScope.Excluded,
 };
 
-function component(facts: ComponentFacts): CDX.Models.Component {
+function component(facts: ComponentFacts): Models.Component {
   const o = facts.occurrence;
   const { group, name } = splitName(o.ecosystem, o.name);
-  const c = new CDX.Models.Component(
-    facts.isRoot ? CDX.Enums.ComponentType.Application : CDX.Enums.ComponentType.Library,
+  const c = new Models.Component(
+    facts.isRoot ? Enums.ComponentType.Application : Enums.ComponentType.Library,
     name,
     { bomRef: o.ref },
   );
@@ -34,15 +40,15 @@ function component(facts: ComponentFacts): CDX.Models.Component {
   if (facts.purl !== null) c.purl = facts.purl;
   if (!facts.isRoot && facts.scope !== 'unknown') c.scope = SCOPES[facts.scope];
   if (facts.description !== null) c.description = facts.description;
-  for (const sum of facts.checksums) c.hashes.set(CDX.Enums.HashAlgorithm[sum.algorithm], sum.hex);
-  if (facts.license?.kind === 'expression') c.licenses.add(new CDX.Models.LicenseExpression(facts.license.expression));
-  if (facts.license?.kind === 'named') c.licenses.add(new CDX.Models.NamedLicense(facts.license.name));
-  const refs: [CDX.Enums.ExternalReferenceType, string | null][] = [
-    [CDX.Enums.ExternalReferenceType.Website, facts.homepage],
-    [CDX.Enums.ExternalReferenceType.VCS, facts.repository],
-    [CDX.Enums.ExternalReferenceType.Distribution, o.source === 'registry' || o.source === 'tarball' ? o.resolved : null],
+  for (const sum of facts.checksums) c.hashes.set(Enums.HashAlgorithm[sum.algorithm], sum.hex);
+  if (facts.license?.kind === 'expression') c.licenses.add(new Models.LicenseExpression(facts.license.expression));
+  if (facts.license?.kind === 'named') c.licenses.add(new Models.NamedLicense(facts.license.name));
+  const refs: [Enums.ExternalReferenceType, string | null][] = [
+    [Enums.ExternalReferenceType.Website, facts.homepage],
+    [Enums.ExternalReferenceType.VCS, facts.repository],
+    [Enums.ExternalReferenceType.Distribution, o.source === 'registry' || o.source === 'tarball' ? o.resolved : null],
   ];
-  for (const [type, url] of refs) if (url !== null) c.externalReferences.add(new CDX.Models.ExternalReference(url, type));
+  for (const [type, url] of refs) if (url !== null) c.externalReferences.add(new Models.ExternalReference(url, type));
   const npm = o.ecosystem === 'npm';
   const props: [string, string | null][] = [
     ['cdx:npm:package:path', npm && o.installPath !== '' ? o.installPath : null],
@@ -63,7 +69,7 @@ function component(facts: ComponentFacts): CDX.Models.Component {
   for (const [key, value] of Object.entries(o.facts)) {
     if (npm ? NPM_FACTS.has(key) : !RENDERED_FACTS.has(key)) props.push([`service:${key}`, value]);
   }
-  for (const [key, value] of props) if (value !== null) c.properties.add(new CDX.Models.Property(key, value));
+  for (const [key, value] of props) if (value !== null) c.properties.add(new Models.Property(key, value));
   return c;
 }
 
@@ -95,14 +101,15 @@ function contact(author: string): { name?: string; email?: string } {
 }
 
 /** CycloneDX 1.7 JSON, built with the CycloneDX library and written under the size bound. */
-export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
-  const bom = new CDX.Models.Bom();
-  bom.serialNumber = CDX.Contrib.Bom.Utils.randomSerialNumber();
+/** Returns the value written (the validator checks it instead of parsing the text again). */
+export function renderCycloneDx(input: RenderInput, out: BoundedOutput): object {
+  const bom = new Models.Bom();
+  bom.serialNumber = ContribBom.Utils.randomSerialNumber();
   bom.metadata.timestamp = input.generatedAt;
   bom.metadata.tools.components.add(
-    new CDX.Models.Component(CDX.Enums.ComponentType.Application, 'pkgscope', { version: SERVICE_VERSION }),
+    new Models.Component(Enums.ComponentType.Application, 'pkgscope', { version: SERVICE_VERSION }),
   );
-  const components = new Map<string, CDX.Models.Component>();
+  const components = new Map<string, Models.Component>();
   const facts = componentFacts(input);
   const subject = subjectOf(facts);
   for (const f of facts) {
@@ -118,11 +125,11 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
       if (c && target) c.dependencies.add(target.bomRef);
     }
   }
-  const normalized = new CDX.Serialize.JSON.Normalize.Factory(CDX.Spec.Spec1dot7).makeForBom().normalize(bom, {});
+  const normalized = new Serialize.JSON.Normalize.Factory(Spec.Spec1dot7).makeForBom().normalize(bom, {});
   const authors = new Map(facts.flatMap((f) => (f.author === null ? [] : [[f.occurrence.ref, contact(f.author)] as const])));
   // The library (10.x) writes only the deprecated `author`; 1.6+ documents carry `authors`.
-  type WithAuthors = CDX.Serialize.JSON.Types.Normalized.Component & { authors?: { name?: string; email?: string }[] };
-  const withAuthors = (c: CDX.Serialize.JSON.Types.Normalized.Component): WithAuthors => {
+  type WithAuthors = Serialize.JSON.Types.Normalized.Component & { authors?: { name?: string; email?: string }[] };
+  const withAuthors = (c: Serialize.JSON.Types.Normalized.Component): WithAuthors => {
     const author = c['bom-ref'] === undefined ? undefined : authors.get(c['bom-ref']);
     return author === undefined ? c : { ...c, authors: [author] };
   };
@@ -140,4 +147,5 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): void {
     properties: evidenceProperties(input),
   };
   writeJson(out, document);
+  return document;
 }

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { _, Ajv, type CodeKeywordDefinition, type ValidateFunction } from 'ajv';
-import standaloneModule from 'ajv/dist/standalone/index.js';
+import type * as AjvModule from 'ajv';
+import type { Ajv, CodeKeywordDefinition, ValidateFunction } from 'ajv';
+import type standaloneModule from 'ajv/dist/standalone/index.js';
 import { allUnique, formats } from './cyclonedx-runtime.cjs';
+import { lazily, requirePackage } from '../lazy-require.js';
 import { AnalysisError } from '../types.js';
 
 /**
@@ -27,8 +29,13 @@ const SCHEMA_FILES = {
   },
 } as const;
 
-// ajv ships CommonJS with `exports.default`; under NodeNext the default import is the module object.
-const standaloneCode = standaloneModule.default;
+/**
+ * Ajv and its standalone code generator load only to compile (the build, or a process running
+ * from the sources): a built process runs the standalone code with Ajv's small runtime.
+ */
+const ajv = lazily(() => requirePackage('ajv') as typeof AjvModule);
+// ajv ships CommonJS with `exports.default`: the generator is the module's `default`.
+const standalone = lazily(() => requirePackage('ajv/dist/standalone/index.js') as typeof standaloneModule);
 
 /** The runtime helpers' module, as the standalone code requires it (from the same folder). */
 const RUNTIME = './cyclonedx-runtime.cjs';
@@ -53,7 +60,7 @@ function linearUniqueness(node: unknown): unknown {
 }
 
 /** `uniqueItems` in linear time, as generated code (so that standalone code can hold it). */
-const uniqueItemsLinear: CodeKeywordDefinition = {
+const uniqueItemsLinear = (_: typeof AjvModule._): CodeKeywordDefinition => ({
   keyword: 'uniqueItemsLinear',
   type: 'array',
   schemaType: 'boolean',
@@ -62,7 +69,7 @@ const uniqueItemsLinear: CodeKeywordDefinition = {
     const unique = cxt.gen.scopeValue('func', { ref: allUnique, code: _`require(${RUNTIME}).allUnique` });
     cxt.fail(_`!${unique}(${cxt.data})`);
   },
-};
+});
 
 /** Compiles the schemas (with the source kept, for standalone code). */
 function compile(): { readonly ajv: Ajv; readonly validate: ValidateFunction } {
@@ -70,23 +77,24 @@ function compile(): { readonly ajv: Ajv; readonly validate: ValidateFunction } {
   const read = (file: string): unknown => JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
   const schemas: Record<string, object> = {};
   for (const [uri, file] of Object.entries(SCHEMA_FILES.refs)) schemas[uri] = linearUniqueness(read(file)) as object;
-  const ajv = new Ajv({
+  const { Ajv: AjvClass, _ } = ajv();
+  const compiler = new AjvClass({
     useDefaults: false,
     strict: false,
     strictSchema: false,
     addUsedSchema: false,
     schemas,
     formats,
-    keywords: [uniqueItemsLinear],
+    keywords: [uniqueItemsLinear(_)],
     code: { source: true, formats: _`require(${RUNTIME}).formats` },
   });
-  return { ajv, validate: ajv.compile(linearUniqueness(read(SCHEMA_FILES.bom)) as object) };
+  return { ajv: compiler, validate: compiler.compile(linearUniqueness(read(SCHEMA_FILES.bom)) as object) };
 }
 
 /** The compiled validator as a CommonJS module requiring Ajv's runtime and `cyclonedx-runtime.cjs`. */
 export function cycloneDxStandaloneCode(): string {
   const { ajv, validate } = compile();
-  return standaloneCode(ajv, validate);
+  return standalone().default(ajv, validate);
 }
 
 let compiled: ValidateFunction | undefined;
@@ -113,8 +121,15 @@ export function cycloneDxProblems(json: string): string[] {
   return problemsWith(validator(), json);
 }
 
-/** A failure means the service produced a broken document: `invalid_response`. */
-export function validateCycloneDx(json: string): void {
+/**
+ * A failure means the service produced a broken document: `invalid_response`. `written` is the
+ * value the text was written from, when the renderer hands it over: the same data (writeJson
+ * follows JSON.stringify's rules), checked without parsing the text again (a 3 MB document took
+ * 30 ms to parse). Should the value fail, the text decides: a value can hold what JSON writes
+ * differently, such as an undefined list item written as null.
+ */
+export function validateCycloneDx(json: string, written?: unknown): void {
+  if (written !== undefined && validator()(written)) return;
   const problems = cycloneDxProblems(json);
   if (problems.length > 0) throw new AnalysisError('invalid_response', `CycloneDX validation failed: ${problems.join('; ')}`);
 }

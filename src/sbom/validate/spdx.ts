@@ -1,6 +1,11 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type * as AjvModule from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import parseSpdx from 'spdx-expression-parse';
+import { lazily, requirePackage } from '../lazy-require.js';
 import { AnalysisError } from '../types.js';
+
+/** Ajv loads with the first SPDX document: most runs write CycloneDX, validated by code the build wrote. */
+const ajv = lazily(() => requirePackage('ajv') as typeof AjvModule);
 
 /**
  * SPDX 2.3 JSON validation: a schema written from the SPDX 2.3 specification (clauses 6 and 7,
@@ -184,7 +189,7 @@ export interface SpdxProblems {
 
 /** Problems with the document; both lists are empty when it is valid SPDX 2.3. */
 export function spdxProblems(document: unknown): SpdxProblems {
-  compiled ??= new Ajv({ allErrors: true, strict: true }).compile(schema);
+  compiled ??= new (ajv().Ajv)({ allErrors: true, strict: true }).compile(schema);
   if (!compiled(document)) {
     const schemaProblems = (compiled.errors ?? []).slice(0, 20).map((e) => `${e.instancePath} ${e.message ?? ''}`);
     return { schema: schemaProblems, content: [] };

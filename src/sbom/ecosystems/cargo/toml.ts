@@ -1,4 +1,4 @@
-import { parse, TomlError } from 'smol-toml';
+import { smolToml } from '../../safe-parse.js';
 import type { FileProblem } from '../types.js';
 
 /**
@@ -27,10 +27,10 @@ export function readToml(path: string, content: string): TomlRead {
   try {
     // `__proto__` keys are kept as own properties (smol-toml defines them safely): a crate may be
     // called `constructor`. Lookups go through `own`, so inherited members are never read.
-    const doc = parse(content, { maxDepth: MAX_INLINE_DEPTH });
+    const doc = smolToml().parse(content, { maxDepth: MAX_INLINE_DEPTH });
     return { ok: true, doc };
   } catch (error) {
-    if (error instanceof TomlError) {
+    if (error instanceof smolToml().TomlError) {
       const message = error.message.split('\n', 1)[0] ?? 'invalid TOML';
       return { ok: false, problem: { path, reason: 'malformed', message: `invalid TOML: ${message}`, line: error.line, column: error.column } };
     }

@@ -1,4 +1,4 @@
-import { parse, TomlError } from 'smol-toml';
+import { smolToml } from '../../safe-parse.js';
 import { JvmFileError } from './xml.js';
 
 /**
@@ -69,9 +69,9 @@ function libraryOf(alias: string, v: unknown, versions: Table): CatalogLibrary {
 export function parseVersionCatalog(text: string): VersionCatalog {
   let doc: Table;
   try {
-    doc = parse(text);
+    doc = smolToml().parse(text);
   } catch (error) {
-    if (error instanceof TomlError) throw new JvmFileError('malformed', `not valid TOML: ${error.message.split('\n')[0] ?? ''}`, error.line);
+    if (error instanceof smolToml().TomlError) throw new JvmFileError('malformed', `not valid TOML: ${error.message.split('\n')[0] ?? ''}`, error.line);
     throw error;
   }
   const section = (name: string): Table => {

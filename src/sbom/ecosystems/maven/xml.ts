@@ -1,4 +1,6 @@
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
+import { lazily } from '../../lazy-require.js';
+import { xmlParser } from '../../safe-parse.js';
 
 /**
  * XML reading for POMs, maven-metadata.xml and Gradle's verification metadata, with
@@ -54,7 +56,7 @@ function nestingDepth(text: string): number {
 }
 
 function parserFor(attributes: boolean, arrays: ReadonlySet<string>): XMLParser {
-  return new XMLParser({
+  return new (xmlParser().XMLParser)({
     ignoreAttributes: !attributes,
     attributeNamePrefix: '@',
     processEntities: false,
@@ -76,14 +78,15 @@ export interface XmlReader {
 
 /** A reader whose elements named in `arrays` are always lists (a lone `<dependency>` too). */
 export function xmlReader(arrays: readonly string[], attributes = false): XmlReader {
-  const parser = parserFor(attributes, new Set(arrays));
+  // Made with the first document (readers are module constants: importing must not load the parser).
+  const parser = lazily(() => parserFor(attributes, new Set(arrays)));
   return {
     read(text: string, root: string): XmlNode {
       if (text.length > MAX_XML_BYTES) throw new JvmFileError('limit_exceeded', `larger than ${MAX_XML_BYTES} bytes`);
       if (nestingDepth(text) > MAX_XML_DEPTH) throw new JvmFileError('limit_exceeded', `elements nested deeper than ${MAX_XML_DEPTH}`);
       let doc: unknown;
       try {
-        doc = parser.parse(text);
+        doc = parser().parse(text);
       } catch (error) {
         throw new JvmFileError('malformed', `not well-formed XML: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -1,4 +1,4 @@
-import { parseSyml } from '@yarnpkg/parsers';
+import type * as YarnParsers from '@yarnpkg/parsers';
 import picomatch from 'picomatch';
 import semver from 'semver';
 import { declaredDependencies, type Manifest } from './manifest.js';
@@ -21,6 +21,9 @@ import {
   type ParseContext,
   type ParsedLockfile,
 } from './common.js';
+import { lazily, requirePackage } from '../../lazy-require.js';
+
+const yarnParsers = lazily(() => requirePackage('@yarnpkg/parsers') as typeof YarnParsers);
 
 /**
  * yarn.lock, classic (v1) and berry (v2+, `__metadata`), parsed with @yarnpkg/parsers. An entry
@@ -70,7 +73,7 @@ function berryResolved(resolution: string): { source: Occurrence['source']; reso
 
 export function parseYarnLock(ctx: ParseContext, content: string): ParsedLockfile {
   checkIndentationDepth(ctx.path, content);
-  const parsedData: unknown = parseSyml(content);
+  const parsedData: unknown = yarnParsers().parseSyml(content);
   const data = isObject(parsedData) ? parsedData : {};
   const bounds = new StructureBounds(ctx.path);
   bounds.entries(Object.keys(data).length);
