@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TOKENS_USAGE, UsageError } from './commands/usage.js';
-import { ConfigError, loadConfig, redactUrl } from './config.js';
+import { CLI_REGISTRY_CONCURRENCY, ConfigError, loadConfig, redactUrl } from './config.js';
 import { UnreachableServiceError } from './unreachable.js';
 
 // Each command loads its own modules when it runs (`await import`): `pkgscope --help` and
@@ -98,7 +98,7 @@ async function main(argv: readonly string[]): Promise<number> {
           progress: tty ? (line) => process.stderr.write(`\r\x1b[K${line}`) : null,
         },
         config.resolutionTimeoutMs,
-        config.registryConcurrency,
+        config.registryConcurrency ?? CLI_REGISTRY_CONCURRENCY,
       );
     }
     case 'tokens': {

@@ -17,6 +17,14 @@ export { redactUrl };
  */
 const CORES = Math.max(1, availableParallelism());
 const DEFAULT_ANALYSIS_THREADS = Math.min(64, Math.max(2, CORES));
+
+/**
+ * Registry requests in flight per service process: a fleet's workers share one registry. The CLI,
+ * one process on one machine, asks for more at once (as yarn's 50), which is what bounds a cold
+ * run against a distant registry.
+ */
+export const SERVICE_REGISTRY_CONCURRENCY = 32;
+export const CLI_REGISTRY_CONCURRENCY = 64;
 const DEFAULT_WORKER_CONCURRENCY = Math.min(256, Math.max(4, CORES * 2));
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -61,8 +69,11 @@ export interface Config {
     readonly maxHeapMb: number;
   };
   readonly resolutionTimeoutMs: number;
-  /** Concurrent registry requests per process for metadata enrichment. */
-  readonly registryConcurrency: number;
+  /**
+   * Concurrent registry requests per process for metadata enrichment (REGISTRY_CONCURRENCY);
+   * null when unset: SERVICE_REGISTRY_CONCURRENCY in the service, CLI_REGISTRY_CONCURRENCY in the CLI.
+   */
+  readonly registryConcurrency: number | null;
   /** Minimum spacing of progress writes of one job (phase changes are written at once). */
   readonly progressIntervalMs: number;
   /** Files above this size are listed without content. */
@@ -202,7 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxHeapMb: r.integer('ANALYSIS_MAX_HEAP_MB', 512, 64, 65_536),
     },
     resolutionTimeoutMs: r.integer('RESOLUTION_TIMEOUT_MS', 60_000, 100, 600_000),
-    registryConcurrency: r.integer('REGISTRY_CONCURRENCY', 32, 1, 256),
+    registryConcurrency: r.optionalInteger('REGISTRY_CONCURRENCY', 1, 256),
     progressIntervalMs: r.integer('PROGRESS_INTERVAL_MS', 250, 0, 60_000),
     inventoryMaxFileBytes: r.integer('INVENTORY_MAX_FILE_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     inventoryMaxTotalBytes: r.integer('INVENTORY_MAX_TOTAL_BYTES', 512 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DiskMetadataCache } from '../registry/disk-cache.js';
-import { ConfigError, registrySettingsFrom } from '../config.js';
+import { CLI_REGISTRY_CONCURRENCY, ConfigError, registrySettingsFrom } from '../config.js';
 import { registryAnalysis } from '../registry/analysis.js';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
 import { checkEnvironment, type AnalysisEnvironment } from '../sbom/environment.js';
@@ -45,7 +45,7 @@ export async function sbomCommand(
   io: CommandIo & { readonly progress: ((line: string) => void) | null; readonly writeOut: (text: string) => void },
   resolutionTimeoutMs: number,
   /** Concurrent registry metadata requests (`REGISTRY_CONCURRENCY`). */
-  registryConcurrency = 32,
+  registryConcurrency = CLI_REGISTRY_CONCURRENCY,
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],

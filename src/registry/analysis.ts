@@ -55,11 +55,13 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
   const { observer } = options;
   const observe = (client: MetadataClient): MetadataClient => (observer ? observer.observeClient(client) : client);
   const resolver = arboristResolver(npmOptions, options.resolutionTimeoutMs);
-  const http = registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000 });
+  // As many sockets per registry as requests may be in flight: fewer would queue them in undici.
+  const connections = Math.max(32, options.concurrency ?? 0);
+  const http = registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000, connections });
   // npm registries with npm's own CAs get a client of their own (made when first asked for).
   let npmHttp: (RegistryHttp & { close(): Promise<void> }) | null = null;
   const plainHttpFor = (ca: string | readonly string[] | null): RegistryHttp =>
-    ca === null ? http : (npmHttp ??= registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000, ca }));
+    ca === null ? http : (npmHttp ??= registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000, ca, connections }));
   const registries: Partial<Record<RegistryKey, RegistryEndpoint>> = {};
   for (const key of REGISTRY_KEYS) {
     const base = options.packageRegistries?.[key];

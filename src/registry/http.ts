@@ -25,6 +25,8 @@ export interface RegistryHttpOptions {
   readonly userAgent?: string;
   /** Certificate authorities to trust instead of Node's (npm's `ca` setting). */
   readonly ca?: string | readonly string[] | null;
+  /** Sockets per registry host (32): at least the requests the caller lets run at once. */
+  readonly connections?: number;
 }
 
 const DEFAULTS = { timeoutMs: 20_000, maxBytes: 32 * 1024 * 1024, retries: 1 } as const;
@@ -46,7 +48,7 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
   const connect = () =>
     (client ??= import('undici').then(({ Agent, interceptors, request }) => {
       const connect = options.ca ? { ca: typeof options.ca === 'string' ? options.ca : [...options.ca] } : {};
-      const agent = options.dispatcher ?? new Agent({ connections: 32, keepAliveTimeout: 10_000, connectTimeout: Math.min(timeoutMs, 10_000), connect });
+      const agent = options.dispatcher ?? new Agent({ connections: options.connections ?? 32, keepAliveTimeout: 10_000, connectTimeout: Math.min(timeoutMs, 10_000), connect });
       // undici 7 follows redirects through an interceptor; the `maxRedirections` request option is refused.
       return { agent, dispatcher: agent.compose(interceptors.redirect({ maxRedirections: 5 })), request };
     }));

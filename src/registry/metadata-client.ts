@@ -42,14 +42,13 @@ export type PlainHttpFor = (ca: string | readonly string[] | null) => RegistryHt
 export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOptions>), timeoutMs = 30_000, plainHttpFor: PlainHttpFor | null = null): MetadataClient {
   // The options and npm's fetch are loaded with the first fetch: a warm cache needs neither.
   let ready:
-    | Promise<{ readonly base: NpmOptions; readonly npmFetch: typeof NpmFetch; readonly getAuth: typeof GetAuth; readonly http: RegistryHttp | null }>
+    | Promise<{ readonly base: NpmOptions; readonly npmFetch: () => Promise<typeof NpmFetch>; readonly getAuth: typeof GetAuth; readonly http: RegistryHttp | null }>
     | undefined;
   const prepare = async () => {
-    const [resolved, { default: npmFetch }, { default: getAuth }] = await Promise.all([
-      typeof options === 'function' ? options() : options,
-      import('npm-registry-fetch'),
-      import('npm-registry-fetch/lib/auth.js'),
-    ]);
+    const [resolved, { default: getAuth }] = await Promise.all([typeof options === 'function' ? options() : options, import('npm-registry-fetch/lib/auth.js')]);
+    // npm's fetch stack (about 60 ms to load) only for what the plain client does not take.
+    let fetchModule: Promise<typeof NpmFetch> | undefined;
+    const npmFetch = () => (fetchModule ??= import('npm-registry-fetch').then((m) => m.default));
     // npm's own retry settings wait 10 to 60 s between attempts: right for an install, too slow for
     // one coordinate's metadata. Keep the user's retry count (at most 2) with short waits.
     const userRetry = (resolved['retry'] ?? {}) as { retries?: number };
@@ -99,14 +98,15 @@ export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOption
         return fromPackument(await plainJson(http, packageUrl, headers, signal), version);
       }
       const opts = signal ? { ...base, signal } : base;
+      const npm = await npmFetch();
       try {
-        return metadataFromManifest(await npmFetch.json(`${packageUrl}/${encodeURIComponent(version)}`, opts));
+        return metadataFromManifest(await npm.json(`${packageUrl}/${encodeURIComponent(version)}`, opts));
       } catch (error) {
         const code = status(error);
         if (code !== 404 && code !== 405) throw classify(error);
       }
       try {
-        return fromPackument(await npmFetch.json(packageUrl, opts), version);
+        return fromPackument(await npm.json(packageUrl, opts), version);
       } catch (error) {
         if (status(error) === 404) return null;
         throw classify(error);
