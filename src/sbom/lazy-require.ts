@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as Semver from 'semver';
 
 /** `require` for CommonJS packages loaded on first use (see `lazily`). */
 export const requirePackage = createRequire(import.meta.url);
@@ -14,3 +15,6 @@ export function lazily<T>(load: () => T): () => T {
   let loaded: T | undefined;
   return () => (loaded ??= load());
 }
+
+/** node-semver, for the ranges the quick checks leave to it (npm/ranges.ts), yarn and Cargo. */
+export const semver = lazily(() => requirePackage('semver') as typeof Semver);

@@ -1,10 +1,10 @@
-import semver from 'semver';
 import type { Inventory, Occurrence } from '../../model.js';
 import { TransientAnalysisError } from '../../types.js';
 import { GraphBuilder } from '../builder.js';
 import type { RegistryEndpoint } from '../types.js';
 import { declarationsOf, edgeKinds, type CargoDependency, type CargoManifest } from './manifest.js';
 import { cratesIoDownload } from './source.js';
+import { semver } from '../../lazy-require.js';
 
 /**
  * Resolves a Cargo.toml that no Cargo.lock covers against the crates.io web API, the way Cargo
@@ -48,7 +48,7 @@ function strings(value: unknown): string[] {
 export function cargoRange(req: string): string | null {
   const parts = (req.trim() === '' ? '*' : req).split(',').map((p) => p.trim());
   const range = parts.map((p) => (/^\d/.test(p) ? `^${p}` : p.replace(/^([<>=~^]+)\s+/, '$1'))).join(' ');
-  return semver.validRange(range) === null ? null : range;
+  return semver().validRange(range) === null ? null : range;
 }
 
 /** Dependencies a version's features turn on, and the features they ask of each dependency. */
@@ -109,7 +109,7 @@ export async function resolveManifest(manifest: CargoManifest, registry: Registr
         const features = new Map<string, Map<string, string[]>>();
         for (const v of list.map(record)) {
           const num = v?.['num'];
-          if (typeof num !== 'string' || v?.['yanked'] === true || semver.valid(num) === null) continue;
+          if (typeof num !== 'string' || v?.['yanked'] === true || semver().valid(num) === null) continue;
           versions.push(num);
           features.set(num, new Map(Object.entries(record(v?.['features']) ?? {}).map(([k, e]) => [k, strings(e)])));
         }
@@ -163,10 +163,10 @@ export async function resolveManifest(manifest: CargoManifest, registry: Registr
       const grown: Occurrence[] = [];
       for (const w of wanted) {
         const known = await crateOf(w.name);
-        const reuse = builder.named(w.name).filter((o) => o.version !== null && semver.satisfies(o.version, w.range));
-        let target = reuse.sort((a, b) => semver.rcompare(a.version ?? '0.0.0', b.version ?? '0.0.0'))[0] ?? null;
+        const reuse = builder.named(w.name).filter((o) => o.version !== null && semver().satisfies(o.version, w.range));
+        let target = reuse.sort((a, b) => semver().rcompare(a.version ?? '0.0.0', b.version ?? '0.0.0'))[0] ?? null;
         if (target === null) {
-          const version = known === null ? null : semver.maxSatisfying([...known.versions], w.range);
+          const version = known === null ? null : semver().maxSatisfying([...known.versions], w.range);
           if (version === null) {
             (w.from === root ? unsatisfied : transitive).add(w.name);
             continue;

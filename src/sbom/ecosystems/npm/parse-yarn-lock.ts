@@ -1,6 +1,5 @@
 import type * as YarnParsers from '@yarnpkg/parsers';
 import picomatch from 'picomatch';
-import semver from 'semver';
 import { declaredDependencies, type Manifest } from './manifest.js';
 import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
 import { checkIndentationDepth, StructureBounds } from '../../safe-parse.js';
@@ -21,7 +20,7 @@ import {
   type ParseContext,
   type ParsedLockfile,
 } from './common.js';
-import { lazily, requirePackage } from '../../lazy-require.js';
+import { lazily, requirePackage, semver } from '../../lazy-require.js';
 
 const yarnParsers = lazily(() => requirePackage('@yarnpkg/parsers') as typeof YarnParsers);
 
@@ -271,7 +270,7 @@ class PeerIndex {
 
   constructor(occurrences: readonly Occurrence[]) {
     for (const o of occurrences) {
-      if (o.version === null || semver.valid(o.version) === null) continue;
+      if (o.version === null || semver().valid(o.version) === null) continue;
       const list = this.byName.get(o.name);
       if (list) list.push(o);
       else this.byName.set(o.name, [o]);
@@ -285,7 +284,7 @@ class PeerIndex {
     let found: Occurrence | null = null;
     let count = 0;
     for (const c of this.byName.get(name) ?? []) {
-      if (c.version !== null && semver.satisfies(c.version, range, { includePrerelease: true })) {
+      if (c.version !== null && semver().satisfies(c.version, range, { includePrerelease: true })) {
         found = c;
         if (++count > 1) break;
       }
