@@ -112,6 +112,8 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
   if (detection.claims.size === 0) {
     throw new AnalysisError('no_manifest_evidence', 'no manifest or lockfile recognised', { problems });
   }
+  // The ecosystems met load now (only npm is loaded with the process).
+  await Promise.all([...detection.claims.keys()].map((ecosystem) => ecosystem.prepare?.() ?? Promise.resolve()));
   counts.manifests_total = 0;
   for (const [ecosystem, claimed] of detection.claims) {
     counts.manifests_total += ecosystem.countManifests?.(claimed) ?? claimed.filter((f) => f.role === 'manifest').length;

@@ -1,16 +1,84 @@
-import { cargoEcosystem } from './cargo/index.js';
-import { cocoapodsEcosystem } from './cocoapods/index.js';
-import { composerEcosystem } from './composer/index.js';
-import { gemEcosystem } from './gem/index.js';
-import { golangEcosystem } from './golang/index.js';
-import { hexEcosystem } from './hex/index.js';
-import { mavenEcosystem } from './maven/index.js';
+import { createRequire } from 'node:module';
+import { claimCargo } from './cargo/detect.js';
+import { claimCocoapods } from './cocoapods/detect.js';
+import { claimComposer } from './composer/detect.js';
+import { claimGem } from './gem/detect.js';
+import { claimGoFile } from './golang/detect.js';
+import { claimHex } from './hex/detect.js';
+import { claimJvmFile } from './maven/detect.js';
 import { npmEcosystem, type NpmEcosystemOptions } from './npm/index.js';
-import { nugetEcosystem } from './nuget/index.js';
-import { pubEcosystem } from './pub/index.js';
-import { pypiEcosystem } from './pypi/index.js';
-import { swiftEcosystem } from './swift/index.js';
-import type { Ecosystem, RegistryEndpoint, RegistryKey } from './types.js';
+import { claimNuget } from './nuget/detect.js';
+import { claimPub } from './pub/detect.js';
+import { claimPython } from './pypi/detect.js';
+import { claimSwift } from './swift/detect.js';
+import type { Ecosystem, EcosystemId, RegistryEndpoint, RegistryKey } from './types.js';
+import type * as Golang from './golang/index.js';
+import type * as Pypi from './pypi/index.js';
+import type * as Cargo from './cargo/index.js';
+import type * as Maven from './maven/index.js';
+import type * as Gem from './gem/index.js';
+import type * as Composer from './composer/index.js';
+import type * as Swift from './swift/index.js';
+import type * as Cocoapods from './cocoapods/index.js';
+import type * as Hex from './hex/index.js';
+import type * as Pub from './pub/index.js';
+import type * as Nuget from './nuget/index.js';
+
+/** What detection needs of an ecosystem whose modules load with its first file. */
+interface DeferredEcosystem {
+  readonly id: EcosystemId;
+  readonly label: string;
+  readonly claim: Ecosystem['claim'];
+  /** Whether it has registry metadata (its registry is configured): the enricher must know now. */
+  readonly online: boolean;
+  readonly load: () => Promise<Ecosystem>;
+}
+
+/**
+ * A module of this folder, imported. Running from the sources in a worker thread under tsx (the
+ * tests' analysis threads), a dynamic import of a TypeScript module is not resolved: there it is
+ * required through tsx's CommonJS hook instead. Built code always imports.
+ */
+async function sibling<T>(path: string): Promise<T> {
+  try {
+    return (await import(path)) as T;
+  } catch (error) {
+    if (!import.meta.url.endsWith('.ts') || (error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    return createRequire(import.meta.url)(path.replace(/\.js$/, '.ts')) as T;
+  }
+}
+
+/**
+ * An ecosystem known by its name and its file claims until a file of it is met, then loaded
+ * whole (its parsers, resolver, registry client). npm, met in most analyses, loads at once; the
+ * other eleven held a tenth of a warm CLI run's wall time in module loading, for nothing when
+ * no file of theirs is uploaded.
+ */
+function deferred(d: DeferredEcosystem): Ecosystem {
+  let loading: Promise<Ecosystem> | undefined;
+  let loaded: Ecosystem | null = null;
+  const load = (): Promise<Ecosystem> =>
+    (loading ??= d.load().then((ecosystem) => {
+      loaded = ecosystem;
+      return ecosystem;
+    }));
+  const ready = (): Ecosystem => {
+    if (loaded === null) throw new Error(`the ${d.label} ecosystem was used before prepare()`);
+    return loaded;
+  };
+  return {
+    id: d.id,
+    label: d.label,
+    claim: d.claim,
+    prepare: async () => {
+      await load();
+    },
+    build: async (files, ctx) => (await load()).build(files, ctx),
+    purl: (occurrence) => ready().purl(occurrence),
+    countManifests: (files) => ready().countManifests?.(files) ?? files.filter((f) => f.role === 'manifest').length,
+    metadata: d.online ? { fetch: async (name, version, signal) => ((await load()).metadata?.fetch(name, version, signal) ?? null) } : null,
+  };
+}
 
 export interface EcosystemsOptions {
   readonly npm: NpmEcosystemOptions;
@@ -27,19 +95,28 @@ export interface EcosystemsOptions {
  * once per process: the modules hold registry clients whose in-flight requests are shared.
  */
 export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
+  const { registries } = options;
+  const endpoint = (key: RegistryKey): RegistryEndpoint | null => registries[key] ?? null;
   return [
     npmEcosystem(options.npm),
-    golangEcosystem(options.registries.go ?? null),
-    pypiEcosystem(options.registries.pypi ?? null),
-    cargoEcosystem(options.registries.crates ?? null),
-    mavenEcosystem(options.registries.maven ?? null, { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
-    gemEcosystem(options.registries.rubygems ?? null),
-    composerEcosystem(options.registries.packagist ?? null),
-    swiftEcosystem(),
-    cocoapodsEcosystem(options.registries.cocoapods ?? null),
-    hexEcosystem(options.registries.hex ?? null),
-    pubEcosystem(options.registries.pub ?? null),
-    nugetEcosystem(options.registries.nuget ?? null),
+    deferred({ id: 'golang', label: 'Go', claim: claimGoFile, online: endpoint('go') !== null, load: async () => (await sibling<typeof Golang>('./golang/index.js')).golangEcosystem(endpoint('go')) }),
+    deferred({ id: 'pypi', label: 'Python', claim: claimPython, online: endpoint('pypi') !== null, load: async () => (await sibling<typeof Pypi>('./pypi/index.js')).pypiEcosystem(endpoint('pypi')) }),
+    deferred({ id: 'cargo', label: 'Rust', claim: claimCargo, online: endpoint('crates') !== null, load: async () => (await sibling<typeof Cargo>('./cargo/index.js')).cargoEcosystem(endpoint('crates')) }),
+    deferred({
+      id: 'maven',
+      label: 'Maven',
+      claim: claimJvmFile,
+      online: endpoint('maven') !== null,
+      load: async () =>
+        (await sibling<typeof Maven>('./maven/index.js')).mavenEcosystem(endpoint('maven'), { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
+    }),
+    deferred({ id: 'gem', label: 'Ruby', claim: claimGem, online: endpoint('rubygems') !== null, load: async () => (await sibling<typeof Gem>('./gem/index.js')).gemEcosystem(endpoint('rubygems')) }),
+    deferred({ id: 'composer', label: 'PHP', claim: claimComposer, online: endpoint('packagist') !== null, load: async () => (await sibling<typeof Composer>('./composer/index.js')).composerEcosystem(endpoint('packagist')) }),
+    deferred({ id: 'swift', label: 'Swift', claim: claimSwift, online: false, load: async () => (await sibling<typeof Swift>('./swift/index.js')).swiftEcosystem() }),
+    deferred({ id: 'cocoapods', label: 'CocoaPods', claim: claimCocoapods, online: endpoint('cocoapods') !== null, load: async () => (await sibling<typeof Cocoapods>('./cocoapods/index.js')).cocoapodsEcosystem(endpoint('cocoapods')) }),
+    deferred({ id: 'hex', label: 'Elixir', claim: claimHex, online: endpoint('hex') !== null, load: async () => (await sibling<typeof Hex>('./hex/index.js')).hexEcosystem(endpoint('hex')) }),
+    deferred({ id: 'pub', label: 'Dart', claim: claimPub, online: endpoint('pub') !== null, load: async () => (await sibling<typeof Pub>('./pub/index.js')).pubEcosystem(endpoint('pub')) }),
+    deferred({ id: 'nuget', label: '.NET', claim: claimNuget, online: endpoint('nuget') !== null, load: async () => (await sibling<typeof Nuget>('./nuget/index.js')).nugetEcosystem(endpoint('nuget')) }),
   ];
 }
 

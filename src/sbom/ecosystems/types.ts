@@ -74,6 +74,12 @@ export interface Ecosystem {
   readonly metadata: MetadataClient | null;
   /** Manifests among the claimed files (progress: manifests_total). */
   countManifests?(files: readonly ClaimedFile[]): number;
+  /**
+   * Loads what `build`, `purl` and `countManifests` need, for an ecosystem whose modules load
+   * with its first file (see ecosystems/index.ts); the analysis awaits it for every ecosystem
+   * that claimed a file, before anything else.
+   */
+  prepare?(): Promise<void>;
 }
 
 /** A requirement kept unresolved, with the ecosystem's own word for where it was declared. */
