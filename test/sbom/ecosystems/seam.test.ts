@@ -40,6 +40,18 @@ function toyEcosystem(): Ecosystem {
   };
 }
 
+describe('ecosystems loaded with their first file', () => {
+  it('claim files before they load, refuse to name a package before prepare(), and work after it', async () => {
+    const cargo = offlineEcosystems().find((e) => e.id === 'cargo')!;
+    expect(cargo.metadata).toBeNull();
+    expect(cargo.claim({ path: 'Cargo.lock', content: 'version = 3\n' })).not.toBeNull();
+    const occurrence = { ecosystem: 'cargo', name: 'serde', version: '1.0.0', source: 'registry' } as unknown as Parameters<Ecosystem['purl']>[0];
+    expect(() => cargo.purl(occurrence)).toThrow(/before prepare/);
+    await cargo.prepare?.();
+    expect(cargo.purl(occurrence)).toBe('pkg:cargo/serde@1.0.0');
+  });
+});
+
 describe('detection across ecosystems', () => {
   it('never takes another ecosystem’s JSON for an npm manifest', () => {
     const files: InputFile[] = [
