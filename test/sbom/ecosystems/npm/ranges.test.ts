@@ -20,32 +20,37 @@ describe('the range check of npm lockfile edges', () => {
     }
   });
 
-  it('decides what it decides without semver as semver does, for any comparator form and release version', () => {
+  it('decides what it decides without semver as semver does, for any comparator form and version, prereleases included', () => {
     const num = fc.constantFrom(0, 1, 2, 3, 9, 10);
+    const pre = fc.constantFrom('', '-0', '-1', '-beta', '-beta.1', '-beta.2', '-beta.10', '-alpha', '-rc.1', '-0.3', '-alpha.beta', '-1a', '-01', '-x.', '-a-b');
     const wildcard = fc.constantFrom('x', 'X', '*');
     const component = fc.oneof(num.map(String), wildcard);
     const partial = fc.oneof(
       component,
       fc.tuple(num, component).map(([a, b]) => `${a}.${b}`),
       fc.tuple(num, num, component).map(([a, b, c]) => `${a}.${b}.${c}`),
-      fc.tuple(num, num, num, fc.constantFrom('-0', '-beta', '-rc.1', '-alpha.2.x')).map(([a, b, c, pre]) => `${a}.${b}.${c}${pre}`),
+      fc.tuple(num, num, num, pre).map(([a, b, c, p]) => `${a}.${b}.${c}${p}`),
       fc.tuple(component, num, num).map(([a, b, c]) => `${a}.${b}.${c}`),
+      fc.tuple(num, wildcard, pre).map(([a, b, p]) => `${a}.${b}${p}`),
     );
     const comparator = fc.tuple(fc.constantFrom('', '=', '^', '~', '>=', '<=', '>', '<', '>= ', '< '), partial).map(([op, v]) => `${op}${v}`);
     const set = fc.array(comparator, { minLength: 1, maxLength: 3 }).map((cs) => cs.join(' '));
     const range = fc.array(set, { minLength: 1, maxLength: 3 }).map((sets) => sets.join(' || '));
-    const version = fc.tuple(num, num, num).map(([a, b, c]) => `${a}.${b}.${c}`);
+    const version = fc.tuple(num, num, num, pre).map(([a, b, c, p]) => `${a}.${b}.${c}${p}`);
     let decided = 0;
     fc.assert(
       fc.property(version, range, (v, r) => {
         const quick = quickSatisfies(v, r);
         if (quick === undefined) return;
         decided++;
+        // Decided only for valid semver on both sides, and as semver decides.
+        expect(semver.valid(v), v).not.toBeNull();
+        expect(semver.validRange(r, { includePrerelease: true }), r).not.toBeNull();
         expect(quick, `${v} in ${JSON.stringify(r)}`).toBe(semver.satisfies(v, r, { includePrerelease: true }));
       }),
       { numRuns: 5_000 },
     );
     // Most generated ranges are of the handled forms: the property is not vacuous.
-    expect(decided).toBeGreaterThan(1_500);
+    expect(decided).toBeGreaterThan(1_000);
   });
 });
