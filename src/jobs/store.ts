@@ -1,6 +1,6 @@
 import { and, eq, fillPlaceholders, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { Database } from '../db/client.js';
+import type { Database, Queryable } from '../db/client.js';
 import { lockfileJobInputs, lockfileJobResults, lockfileJobs, type StoredInputFile } from '../db/schema/index.js';
 import type { AnalysisEnvironment } from '../sbom/environment.js';
 import type { FailureCode, FileProblem, InputFile, OutputFormat, ProgressCounts } from '../sbom/types.js';
@@ -81,6 +81,9 @@ const SNAPSHOT_RETURNING = sql.join(
   sql`, `,
 );
 
+/** The snapshot of a raw statement's row: the driver leaves its timestamp as text (or a Date). */
+const rawSnapshot = (row: Omit<SnapshotRow, 'expiresAt'> & { readonly expiresAt: string | Date }): JobSnapshot => toSnapshot({ ...row, expiresAt: new Date(row.expiresAt) });
+
 const notExpired = gt(lockfileJobs.expiresAt, sql`now()`);
 
 /**
@@ -98,7 +101,7 @@ const CLAIM_WITH_INPUTS = (() => {
       WHERE ${j.id} = ${sql.placeholder('id')} AND ${j.expiresAt} > now() AND ${j.state} = 'queued' AND ${j.attempt} < ${sql.placeholder('maxAttempts')}
       RETURNING ${SNAPSHOT_RETURNING}, ${name(j.parserContract)} AS "parserContract"
     )
-    SELECT claimed.*, ${i}.${name(i.jobId)} IS NOT NULL AS "hasInputs", ${i}.${name(i.files)} AS "files", ${i}.${name(i.environment)} AS "environment"
+    SELECT claimed.*, ${i}.${name(i.files)} AS "files", ${i}.${name(i.environment)} AS "environment"
     FROM claimed LEFT JOIN ${i} ON ${i}.${name(i.jobId)} = claimed."id"`);
   return { name: 'job_claim_with_inputs', text: query.sql, params: query.params };
 })();
@@ -106,7 +109,7 @@ const CLAIM_WITH_INPUTS = (() => {
 type ClaimRow = Omit<SnapshotRow, 'expiresAt'> & {
   readonly expiresAt: string | Date;
   readonly parserContract: string;
-  readonly hasInputs: boolean;
+  /** Null when the execution record is gone (the column itself is never null). */
   readonly files: StoredInputFile[] | null;
   readonly environment: AnalysisEnvironment | null;
 };
@@ -149,51 +152,32 @@ export class JobStore {
    * under the same key is a conflict. An expired job frees its key.
    */
   async create(job: NewJob): Promise<CreateOutcome> {
-    if (job.idempotencyKey === null) return { kind: 'created', snapshot: await this.insert(job) };
+    const idempotencyKey = job.idempotencyKey;
+    if (idempotencyKey === null) return { kind: 'created', snapshot: await this.insert(this.db, job) };
     return this.db.transaction(async (tx) => {
-      if (job.idempotencyKey !== null) {
-        const key = and(eq(lockfileJobs.accountId, job.accountId), eq(lockfileJobs.idempotencyKey, job.idempotencyKey));
-        // Serialise concurrent submissions with the same key on the unique index.
-        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${job.accountId}:${job.idempotencyKey}`}, 0))`);
-        const [existing] = await tx
-          .select({ ...snapshotColumns, requestHash: lockfileJobs.requestHash })
-          .from(lockfileJobs)
-          .where(key);
-        if (existing && existing.expiresAt.getTime() > Date.now()) {
-          return existing.requestHash === job.requestHash
-            ? { kind: 'existing', snapshot: toSnapshot(existing) }
-            : { kind: 'conflict' };
-        }
-        if (existing) await tx.delete(lockfileJobs).where(eq(lockfileJobs.id, existing.id));
+      const key = and(eq(lockfileJobs.accountId, job.accountId), eq(lockfileJobs.idempotencyKey, idempotencyKey));
+      // Serialise concurrent submissions with the same key on the unique index.
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${job.accountId}:${idempotencyKey}`}, 0))`);
+      const [existing] = await tx
+        .select({ ...snapshotColumns, requestHash: lockfileJobs.requestHash })
+        .from(lockfileJobs)
+        .where(key);
+      if (existing && existing.expiresAt.getTime() > Date.now()) {
+        return existing.requestHash === job.requestHash ? { kind: 'existing', snapshot: toSnapshot(existing) } : { kind: 'conflict' };
       }
-      const [row] = await tx
-        .insert(lockfileJobs)
-        .values({
-          accountId: job.accountId,
-          format: job.format,
-          parserContract: job.parserContract,
-          idempotencyKey: job.idempotencyKey,
-          requestHash: job.requestHash,
-          expiresAt: sql`now() + make_interval(secs => ${job.ttlSeconds})`,
-        })
-        .returning(snapshotColumns);
-      if (!row) throw new Error('job insert returned no row');
-      await tx.insert(lockfileJobInputs).values({ jobId: row.id, files: [...job.files], environment: job.environment, totalBytes: job.totalBytes });
-      return { kind: 'created', snapshot: toSnapshot(row) };
+      if (existing) await tx.delete(lockfileJobs).where(eq(lockfileJobs.id, existing.id));
+      return { kind: 'created', snapshot: await this.insert(tx, job) };
     });
   }
 
-  /**
-   * A job without an idempotency key: the job and its execution record in one statement (one
-   * round trip, atomic as any statement), where a transaction took four.
-   */
-  private async insert(job: NewJob): Promise<JobSnapshot> {
+  /** The job and its execution record in one statement (atomic as any statement), alone or in a transaction. */
+  private async insert(db: Queryable, job: NewJob): Promise<JobSnapshot> {
     const j = lockfileJobs;
     const i = lockfileJobInputs;
-    const { rows } = await this.db.execute<SnapshotRow>(sql`
+    const { rows } = await db.execute<SnapshotRow>(sql`
       WITH job AS (
-        INSERT INTO ${j} (${name(j.accountId)}, ${name(j.format)}, ${name(j.parserContract)}, ${name(j.requestHash)}, ${name(j.expiresAt)})
-        VALUES (${job.accountId}, ${job.format}, ${job.parserContract}, ${job.requestHash}, now() + make_interval(secs => ${job.ttlSeconds}))
+        INSERT INTO ${j} (${name(j.accountId)}, ${name(j.format)}, ${name(j.parserContract)}, ${name(j.idempotencyKey)}, ${name(j.requestHash)}, ${name(j.expiresAt)})
+        VALUES (${job.accountId}, ${job.format}, ${job.parserContract}, ${job.idempotencyKey}, ${job.requestHash}, now() + make_interval(secs => ${job.ttlSeconds}))
         RETURNING ${SNAPSHOT_RETURNING}
       ), inputs AS (
         INSERT INTO ${i} (${name(i.jobId)}, ${name(i.files)}, ${name(i.environment)}, ${name(i.totalBytes)})
@@ -202,7 +186,7 @@ export class JobStore {
       SELECT * FROM job`);
     const [row] = rows;
     if (!row) throw new Error('job insert returned no row');
-    return toSnapshot({ ...row, expiresAt: new Date(row.expiresAt) });
+    return rawSnapshot(row);
   }
 
   /** The latest snapshot of a job the account owns; null when missing, expired or someone else's. */
@@ -236,9 +220,8 @@ export class JobStore {
     });
     const [row] = rows;
     if (row) {
-      const snapshot = toSnapshot({ ...row, expiresAt: new Date(row.expiresAt) });
-      const claim = { snapshot, attempt: row.attempt, format: row.format as OutputFormat, parserContract: row.parserContract };
-      const inputs = row.hasInputs && row.files !== null ? { files: row.files, environment: row.environment } : null;
+      const claim = { snapshot: rawSnapshot(row), attempt: row.attempt, format: row.format as OutputFormat, parserContract: row.parserContract };
+      const inputs = row.files === null ? null : { files: row.files, environment: row.environment };
       return { kind: 'claimed', claim, inputs };
     }
     const [exhausted] = await this.db
@@ -292,8 +275,7 @@ export class JobStore {
       )
       SELECT * FROM done`);
     const [row] = rows;
-    // As drizzle maps a timestamptz column: the driver's text straight into Date.
-    return row ? toSnapshot({ ...row, expiresAt: new Date(row.expiresAt) }) : null;
+    return row ? rawSnapshot(row) : null;
   }
 
   async fail(id: string, attempt: number, code: FailureCode, problems: readonly FileProblem[] = []): Promise<JobSnapshot | null> {
