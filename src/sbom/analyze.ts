@@ -1,5 +1,5 @@
 import { renderCycloneDx } from './render/cyclonedx.js';
-import type { Coordinate, Enricher } from './enrich-types.js';
+import type { Coordinate, Enricher, EnrichmentResult } from './enrich-types.js';
 import { evidenceOf } from './evidence.js';
 import { detectFiles } from './detect.js';
 import { mergeInventory } from './ecosystems/builder.js';
@@ -165,12 +165,15 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
   counts.coordinates_total = coordinates.size;
   counts.coordinates_done = 0;
   await enter('enriching');
-  const enrichment = deps.registry
+  const enrichment: EnrichmentResult = deps.registry
     ? await deps.registry.enrich([...coordinates.values()], (c) => {
         Object.assign(counts, c);
         report('enriching');
       }, deps.signal)
     : { metadata: new Map(), failed: [] };
+  // The enricher's last counts, also when its progress reached someone else (an analysis thread's
+  // enrichment runs on the main thread, which reports it).
+  Object.assign(counts, enrichment.counts);
   counts.coordinates_done = coordinates.size;
 
   await enter('rendering');

@@ -13,6 +13,8 @@ export interface EnrichmentResult {
   readonly metadata: ReadonlyMap<string, PackageMetadata>;
   /** Keys (see `coordinateKey`) of coordinates whose metadata could not be fetched. */
   readonly failed: readonly string[];
+  /** The last counts reported to `onProgress`, for the analysis's own (an enricher may leave them out). */
+  readonly counts?: ProgressCounts;
 }
 
 /** Fetches registry metadata for coordinates; one coordinate's failure never fails the batch. */

@@ -85,6 +85,6 @@ export class RegistryEnricher implements Enricher {
       await this.cache.setMany(fresh).catch(() => undefined);
     }
     failed.sort();
-    return { metadata, failed };
+    return { metadata, failed, counts: { ...counts } };
   }
 }

@@ -43,19 +43,9 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
   /** `progress` reports for the thread: its last counts with the enricher's. */
   const answer = async (call: MainCall, deps: AnalyzeDeps, progress: (counts: ProgressCounts) => void): Promise<CallAnswer> => {
     switch (call.method) {
-      case 'enrich': {
-        if (!deps.registry) return { result: { metadata: new Map(), failed: [] }, counts: null };
-        let counts: ProgressCounts | null = null;
-        const result = await deps.registry.enrich(
-          call.coordinates,
-          (c) => {
-            counts = c;
-            progress(c);
-          },
-          deps.signal,
-        );
-        return { result, counts };
-      }
+      case 'enrich':
+        if (!deps.registry) return { metadata: new Map(), failed: [] };
+        return deps.registry.enrich(call.coordinates, progress, deps.signal);
       case 'resolve':
         if (!deps.resolver) throw new AnalysisError('resolution_failed', 'no resolver');
         return deps.resolver(call.project, deps.signal);
@@ -108,10 +98,9 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
             return;
           }
           if (outstanding++ === 0) clock(false);
-          const reply = (m: MainMessage): void => post(m);
           const settle = (m: MainMessage): void => {
             if (--outstanding === 0) clock(true);
-            reply(m);
+            post(m);
           };
           const enriching = (counts: ProgressCounts): void => deps.onProgress?.({ phase: 'enriching', counts: { ...lastCounts, ...counts } });
           answer(message.call, deps, enriching).then(

@@ -13,7 +13,6 @@ import {
   type FileProblem,
   type InputFile,
   type OutputFormat,
-  type ProgressCounts,
 } from '../sbom/types.js';
 
 /**
@@ -55,16 +54,11 @@ export type MainCall =
   | { readonly method: 'http'; readonly url: string; readonly accept: string | null };
 
 /**
- * The answer to `enrich`: the result and the last counts the enricher reported. Progress while
- * it runs is reported by the main thread itself, which has the thread's last counts: a message
- * to the thread and one back per fetched coordinate would only carry them there and back.
+ * `enrich` is answered with the result (its final counts included). Progress while it runs is
+ * reported by the main thread itself, which has the thread's last counts: a message to the thread
+ * and one back per fetched coordinate would only carry them there and back.
  */
-export interface EnrichAnswer {
-  readonly result: EnrichmentResult;
-  readonly counts: ProgressCounts | null;
-}
-
-export type CallAnswer = EnrichAnswer | StandaloneOutcome | string | null;
+export type CallAnswer = EnrichmentResult | StandaloneOutcome | string | null;
 
 /** Thread → main. */
 export type ThreadMessage =

@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
-import type { Enricher } from '../sbom/enrich-types.js';
+import type { Enricher, EnrichmentResult } from '../sbom/enrich-types.js';
 import type { StandaloneOutcome } from '../sbom/ecosystems/npm/build.js';
 import type { RegistryHttp } from '../sbom/ecosystems/types.js';
 import { RegistryResponseError } from '../registry/http.js';
@@ -12,7 +12,6 @@ import {
   type AnalysisOutcome,
   type AnalysisTask,
   type CallAnswer,
-  type EnrichAnswer,
   type MainCall,
   type ThreadMessage,
 } from './analysis-protocol.js';
@@ -47,22 +46,9 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
       post({ type: 'call', id, call: request });
     });
 
-  // The main thread reported the enricher's progress as it went; its last counts still belong in
-  // this analysis's counts, without being posted back as progress once more.
-  let muted = false;
+  // The main thread reports the enricher's progress as it goes; the final counts come with the result.
   const registry: Enricher = {
-    enrich: async (coordinates, onProgress) => {
-      const answer = (await call({ method: 'enrich', coordinates })) as EnrichAnswer;
-      if (answer.counts !== null) {
-        muted = true;
-        try {
-          onProgress(answer.counts);
-        } finally {
-          muted = false;
-        }
-      }
-      return answer.result;
-    },
+    enrich: async (coordinates) => (await call({ method: 'enrich', coordinates })) as EnrichmentResult,
   };
   // Registry requests of the ecosystems' resolvers go through the main thread's client (its
   // connections, its deadline); the budget clock stops while one is out.
@@ -85,9 +71,7 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
         ? null
         : { bases: task.registries, http, mavenAllowedRepositories: task.mavenAllowedRepositories, ...(task.resolutionTimeoutMs === null ? {} : { resolutionTimeoutMs: task.resolutionTimeoutMs }) },
     resolver: task.resolver ? async (project) => (await call({ method: 'resolve', project })) as StandaloneOutcome : null,
-    onProgress: (progress) => {
-      if (!muted) post({ type: 'progress', progress });
-    },
+    onProgress: (progress) => post({ type: 'progress', progress }),
     environment: task.environment,
     ...(task.checkpoint ? {
           checkpoint: async (phase) => {
