@@ -248,6 +248,7 @@ async function analyseWithProgress(
     // The claim wrote the job's first running phase just now.
     { phase: 'resolving', at: Date.now() },
   );
+  const holdPhase = deps.holdPhase === 'terminal' ? null : (deps.holdPhase ?? null);
   // Phase durations: each phase lasts until the next one is reported (the last until the end).
   let phase: { name: string; since: number } | null = null;
   const phaseEnded = (): void => {
@@ -265,13 +266,13 @@ async function analyseWithProgress(
         }
         writer.report(p.phase, p.counts);
       },
-      // Only the test hook needs a checkpoint: without it an analysis thread makes no round trip
-      // to this thread at each phase.
-      ...(deps.holdPhase === undefined || deps.holdPhase === null || deps.holdPhase === 'terminal'
+      // Only the test hook holding a phase needs a checkpoint: without one an analysis thread
+      // makes no round trip to this thread at each phase.
+      ...(holdPhase === null
         ? {}
         : {
             checkpoint: async (phase: AnalysisPhase): Promise<void> => {
-              if (deps.holdPhase !== phase) return;
+              if (holdPhase !== phase) return;
               log.warn({ phase }, 'TEST_HOLD_PHASE: holding the job until the attempt is stopped');
               await waitForAbort(controller.signal);
             },

@@ -4,6 +4,7 @@ import type { RegistryHttp } from '../sbom/ecosystems/types.js';
 import type { MetadataClient } from '../sbom/enrich-types.js';
 import { metadataFromManifest, type PackageMetadata } from '../sbom/metadata.js';
 import { TransientAnalysisError } from '../sbom/types.js';
+import { lazily } from '../sbom/lazy-require.js';
 import { RegistryResponseError } from './http.js';
 import type { NpmOptions } from './npm-options.js';
 
@@ -47,8 +48,7 @@ export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOption
   const prepare = async () => {
     const [resolved, { default: getAuth }] = await Promise.all([typeof options === 'function' ? options() : options, import('npm-registry-fetch/lib/auth.js')]);
     // npm's fetch stack (about 60 ms to load) only for what the plain client does not take.
-    let fetchModule: Promise<typeof NpmFetch> | undefined;
-    const npmFetch = () => (fetchModule ??= import('npm-registry-fetch').then((m) => m.default));
+    const npmFetch = lazily(() => import('npm-registry-fetch').then((m) => m.default));
     // npm's own retry settings wait 10 to 60 s between attempts: right for an install, too slow for
     // one coordinate's metadata. Keep the user's retry count (at most 2) with short waits.
     const userRetry = (resolved['retry'] ?? {}) as { retries?: number };
