@@ -8,6 +8,9 @@ import { Redis } from 'ioredis';
 import { createToken, ensureAccount } from '../src/accounts/tokens.js';
 import { connectDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
+import { freePort } from '../test/helpers/cli.js';
+import { anyPackage, startFixtureRegistry, type FixtureRegistry } from '../test/helpers/registry.js';
+import { deleteKeysUnder } from '../test/helpers/services.js';
 
 /** A fresh, migrated database for one benchmark run (dropped and recreated each time). */
 export async function benchDatabase(name: string): Promise<string> {
@@ -147,13 +150,43 @@ export async function benchToken(databaseUrl: string): Promise<string> {
 /** Deletes every key a benchmark's processes wrote under their Redis prefix. */
 export async function clearRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteKeysUnder(redis, prefix);
   await redis.quit();
+}
+
+/** Where benchmarks find Redis. */
+export const BENCH_REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+/** What a benchmark runs the service with: a fresh database and its token, a fixture npm registry, a free port and a Redis prefix of its own. */
+export interface BenchService {
+  readonly databaseUrl: string;
+  readonly token: string;
+  readonly registry: FixtureRegistry;
+  readonly port: number;
+  readonly base: string;
+  readonly prefix: string;
+  /** The service's environment: the above, the raised rate limit, then `extra`. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** Sets up a benchmark's service (`name` names its database and Redis prefix); `registry` defaults to one answering any package. */
+export async function benchService(name: string, extra: Record<string, string> = {}, registry?: FixtureRegistry): Promise<BenchService> {
+  const databaseUrl = await benchDatabase(`pkgscope_bench_${name.replaceAll('-', '_')}`);
+  const token = await benchToken(databaseUrl);
+  const npm = registry ?? (await startFixtureRegistry({ fallback: anyPackage }));
+  const port = await freePort();
+  const prefix = `pkgscope-bench-${name}-${process.pid}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: BENCH_REDIS_URL,
+    REDIS_PREFIX: prefix,
+    PORT: String(port),
+    npm_config_registry: `${npm.url}/`,
+    ...BENCH_RATE_LIMIT,
+    ...extra,
+  };
+  return { databaseUrl, token, registry: npm, port, base: `http://127.0.0.1:${port}`, prefix, env };
 }
 
 /**

@@ -16,7 +16,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
 import type { ListResponseType } from '../src/inventory/schemas.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { DocsSite, htmlPage, type SiteResource } from '../test/helpers/docs-site.js';
@@ -24,11 +23,9 @@ import { GitHost } from '../test/helpers/git-host.js';
 import { startFixtureRegistry } from '../test/helpers/registry.js';
 import { packageTarball } from '../test/helpers/tarball.js';
 import { makeZip } from '../test/helpers/zip.js';
-import { BENCH_RATE_LIMIT, benchDatabase, benchToken, stopProcesses, supervise, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
+import { BENCH_REDIS_URL, benchService, clearRedisPrefix, stopProcesses, supervise, helloWorldCeiling, load, ms, peakRssMb, sourceFiles, waitForHttp } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
-const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const prefix = `pkgscope-bench-inventory-${process.pid}`;
 const FILES = 20_000;
 const SECTIONS = 19;
 const PAGES_PER_SECTION = 980 / SECTIONS;
@@ -81,23 +78,18 @@ async function main(): Promise<void> {
   console.log(`site: ${[...site.resources.keys()].filter((p) => p.startsWith('/docs')).length} pages at ${site.origin}/docs`);
   const cacheDir = await mkdtemp(join(tmpdir(), 'pkgscope-bench-git-'));
 
-  const databaseUrl = await benchDatabase('pkgscope_bench_inventory');
-  const token = await benchToken(databaseUrl);
+  const { token, port, prefix, env } = await benchService(
+    'inventory',
+    {
+      GIT_HOSTS: JSON.stringify({ github: host.baseUrl }),
+      PACKAGE_REGISTRIES: JSON.stringify({ go: goProxy.url }),
+      GIT_CACHE_DIR: cacheDir,
+      SITE_ALLOW_PRIVATE_ADDRESSES: 'true',
+      LOG_LEVEL: 'info',
+    },
+    registry,
+  );
 
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL,
-    REDIS_PREFIX: prefix,
-    ...BENCH_RATE_LIMIT,
-    npm_config_registry: `${registry.url}/`,
-    GIT_HOSTS: JSON.stringify({ github: host.baseUrl }),
-    PACKAGE_REGISTRIES: JSON.stringify({ go: goProxy.url }),
-    GIT_CACHE_DIR: cacheDir,
-    SITE_ALLOW_PRIVATE_ADDRESSES: 'true',
-    LOG_LEVEL: 'info',
-  };
   const children: ChildProcess[] = [];
   const start = (args: string[], extra: Record<string, string> = {}): ChildProcess => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -174,10 +166,7 @@ async function main(): Promise<void> {
 
   await stopProcesses(children);
   await Promise.all([registry.close(), goProxy.close(), site.close(), host.close(), rm(cacheDir, { recursive: true, force: true })]);
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await clearRedisPrefix(BENCH_REDIS_URL, prefix);
 }
 
 await main();

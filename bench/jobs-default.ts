@@ -19,33 +19,19 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
-import { freePort, LogWatcher } from '../test/helpers/cli.js';
-import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { BENCH_RATE_LIMIT, benchDatabase, cpuByRole, cpuPerUnit, benchToken, clearRedisPrefix, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
+import { LogWatcher } from '../test/helpers/cli.js';
+import { BENCH_REDIS_URL, benchService, cpuByRole, cpuPerUnit, clearRedisPrefix, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
 
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 400);
 const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 20);
 const POLL_MS = Number(process.env['BENCH_POLL_MS'] ?? 20);
-const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
-const prefix = `pkgscope-bench-default-${process.pid}`;
 const JOBS_URL = '/v1/experimental/lockfile-jobs';
 
-const databaseUrl = await benchDatabase('pkgscope_bench_jobs_default');
-const token = await benchToken(databaseUrl);
-const registry = await startFixtureRegistry({ fallback: anyPackage });
-const port = await freePort();
-const env = {
-  ...process.env,
-  DATABASE_URL: databaseUrl,
-  REDIS_URL,
-  REDIS_PREFIX: prefix,
-  PORT: String(port),
-  npm_config_registry: `${registry.url}/`,
+const { databaseUrl, token, registry, base, prefix, env } = await benchService('jobs-default', {
   // npm start's own level (a request line each): the service's stdout is discarded, not shown.
   LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
-  ...BENCH_RATE_LIMIT,
-};
+});
 // BENCH_CPU_PROF=<folder>: the API and the worker as `start` runs them, but spawned here under
 // --cpu-prof (which NODE_OPTIONS refuses), their profiles written to the folder when they stop.
 const profile = process.env['BENCH_CPU_PROF'];
@@ -58,7 +44,6 @@ if (profile === undefined) {
     children.push(supervise(spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] }), role));
   }
 }
-const base = `http://127.0.0.1:${port}`;
 await waitForHttp(`${base}/readyz`);
 
 const dispatcher = new Agent({ connections: CLIENTS * 2 });
@@ -82,7 +67,7 @@ async function oneJob(): Promise<number> {
 
 const admin = new pg.Client({ connectionString: databaseUrl });
 await admin.connect();
-const redis = new Redis(REDIS_URL);
+const redis = new Redis(BENCH_REDIS_URL);
 const transactions = async (): Promise<number> => {
   await admin.query('SELECT pg_stat_clear_snapshot()');
   const { rows } = await admin.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
@@ -154,5 +139,5 @@ await dispatcher.close();
 await admin.end();
 await stopProcesses(children);
 await registry.close();
-await clearRedisPrefix(REDIS_URL, prefix);
+await clearRedisPrefix(BENCH_REDIS_URL, prefix);
 await redis.quit();

@@ -11,38 +11,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
-import { freePort, LogWatcher } from '../test/helpers/cli.js';
-import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { BENCH_RATE_LIMIT, benchDatabase, benchToken, clearRedisPrefix, benchLockfile, ms, peakRssMb, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
+import { LogWatcher } from '../test/helpers/cli.js';
+import { BENCH_REDIS_URL, benchService, clearRedisPrefix, benchLockfile, ms, peakRssMb, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
 
 const JOBS = Number(process.env['BENCH_SSE_JOBS'] ?? 500);
 const PER_JOB = 10;
 const HEARTBEAT_MS = 2_000;
-const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
-const prefix = `pkgscope-bench-sse-${process.pid}`;
 const JOBS_URL = '/v1/experimental/lockfile-jobs';
 
-const databaseUrl = await benchDatabase('pkgscope_bench_sse');
-const token = await benchToken(databaseUrl);
-const registry = await startFixtureRegistry({ fallback: anyPackage });
-const port = await freePort();
-const env = {
-  ...process.env,
-  DATABASE_URL: databaseUrl,
-  REDIS_URL,
-  REDIS_PREFIX: prefix,
-  PORT: String(port),
-  npm_config_registry: `${registry.url}/`,
+const { token, registry, base, prefix, env } = await benchService('sse', {
   LOG_LEVEL: 'warn',
   SSE_HEARTBEAT_MS: String(HEARTBEAT_MS),
   PROGRESS_INTERVAL_MS: '0',
-  ...BENCH_RATE_LIMIT,
-};
+});
 const children: ChildProcess[] = [];
 const api = supervise(spawn(process.execPath, [CLI, 'api'], { env, stdio: ['ignore', 'inherit', 'inherit'] }), 'api');
 children.push(api);
-const base = `http://127.0.0.1:${port}`;
 await waitForHttp(`${base}/readyz`);
 const startWorker = async (extra: Record<string, string>): Promise<ChildProcess> => {
   const worker = supervise(spawn(process.execPath, [CLI, 'worker'], { env: { ...env, LOG_LEVEL: 'info', ...extra }, stdio: ['ignore', 'pipe', 'inherit'] }), 'worker');
@@ -148,5 +133,5 @@ console.log(`released: all ${streams.length} streams ended in ${ms(performance.n
 agent.destroy();
 await stopProcesses(children);
 await registry.close();
-await clearRedisPrefix(REDIS_URL, prefix);
+await clearRedisPrefix(BENCH_REDIS_URL, prefix);
 if (terminal !== streams.length) process.exitCode = 1;

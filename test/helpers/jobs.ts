@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from './database.js';
 import { SMALL_NPM } from './fixtures.js';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.js';
 import { anyPackage, startFixtureRegistry, type FixtureRegistry, type FixtureRegistryOptions } from './registry.js';
+import { deleteKeysUnder } from './services.js';
 
 /** Fast timings for job tests; individual tests override what they exercise. */
 export const FAST_JOB_ENV: Record<string, string> = {
@@ -96,14 +97,7 @@ export async function startJobsHarness(
 }
 
 async function deleteRedisKeys(services: ApiServices, prefix: string): Promise<void> {
-  const redis = services.commands;
-  if (redis.status !== 'ready') return;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  if (services.commands.status === 'ready') await deleteKeysUnder(services.commands, prefix);
 }
 
 /** Submits the small npm fixture as a job (202 expected). */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { fileURLToPath } from 'node:url';
 
 /** Where the test suite finds Postgres and Redis (the same defaults as the service). */
@@ -15,4 +16,14 @@ export function databaseUrl(name: string): string {
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** Deletes every key under `prefix:` (a test's or a benchmark's Redis prefix). */
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }
