@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { TOKENS_USAGE, UsageError } from './commands/usage.js';
 import { CLI_REGISTRY_CONCURRENCY, ConfigError, loadConfig, redactUrl } from './config.js';
 import { UnreachableServiceError } from './unreachable.js';
+import type * as SbomCommand from './commands/sbom.js';
 
 // Each command loads its own modules when it runs (`await import`): `pkgscope --help` and
 // `pkgscope sbom` start without the HTTP server, the queues, the database layer or the logger.
@@ -87,7 +88,9 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     case 'sbom': {
-      const { sbomCommand } = await import('./commands/sbom.js');
+      // Built, the command runs from its bundle (scripts/bundle-cli.js, dist/cli/); from the
+      // sources, from its modules.
+      const { sbomCommand } = (await import(import.meta.url.endsWith('.ts') ? './commands/sbom.js' : '../cli/sbom.js')) as typeof SbomCommand;
       const tty = process.stderr.isTTY;
       return await sbomCommand(
         rest,

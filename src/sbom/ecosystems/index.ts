@@ -35,16 +35,18 @@ interface DeferredEcosystem {
 }
 
 /**
- * A module of this folder, imported. Running from the sources in a worker thread under tsx (the
- * tests' analysis threads), a dynamic import of a TypeScript module is not resolved: there it is
- * required through tsx's CommonJS hook instead. Built code always imports.
+ * The index module of the ecosystem folder `name`, imported. The template names the folder so
+ * that the CLI's bundler (scripts/bundle-cli.js) finds every ecosystem and makes each a chunk
+ * loaded on demand. Running from the sources in a worker thread under tsx (the tests' analysis
+ * threads), a dynamic import of a TypeScript module is not resolved: there it is required
+ * through tsx's CommonJS hook instead. Built code always imports.
  */
-async function sibling<T>(path: string): Promise<T> {
+async function sibling<T>(name: string): Promise<T> {
   try {
-    return (await import(path)) as T;
+    return (await import(`./${name}/index.js`)) as T;
   } catch (error) {
     if (!import.meta.url.endsWith('.ts') || (error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    return createRequire(import.meta.url)(path.replace(/\.js$/, '.ts')) as T;
+    return createRequire(import.meta.url)(`./${name}/index.ts`) as T;
   }
 }
 
@@ -99,24 +101,24 @@ export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
   const endpoint = (key: RegistryKey): RegistryEndpoint | null => registries[key] ?? null;
   return [
     npmEcosystem(options.npm),
-    deferred({ id: 'golang', label: 'Go', claim: claimGoFile, online: endpoint('go') !== null, load: async () => (await sibling<typeof Golang>('./golang/index.js')).golangEcosystem(endpoint('go')) }),
-    deferred({ id: 'pypi', label: 'Python', claim: claimPython, online: endpoint('pypi') !== null, load: async () => (await sibling<typeof Pypi>('./pypi/index.js')).pypiEcosystem(endpoint('pypi')) }),
-    deferred({ id: 'cargo', label: 'Rust', claim: claimCargo, online: endpoint('crates') !== null, load: async () => (await sibling<typeof Cargo>('./cargo/index.js')).cargoEcosystem(endpoint('crates')) }),
+    deferred({ id: 'golang', label: 'Go', claim: claimGoFile, online: endpoint('go') !== null, load: async () => (await sibling<typeof Golang>('golang')).golangEcosystem(endpoint('go')) }),
+    deferred({ id: 'pypi', label: 'Python', claim: claimPython, online: endpoint('pypi') !== null, load: async () => (await sibling<typeof Pypi>('pypi')).pypiEcosystem(endpoint('pypi')) }),
+    deferred({ id: 'cargo', label: 'Rust', claim: claimCargo, online: endpoint('crates') !== null, load: async () => (await sibling<typeof Cargo>('cargo')).cargoEcosystem(endpoint('crates')) }),
     deferred({
       id: 'maven',
       label: 'Maven',
       claim: claimJvmFile,
       online: endpoint('maven') !== null,
       load: async () =>
-        (await sibling<typeof Maven>('./maven/index.js')).mavenEcosystem(endpoint('maven'), { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
+        (await sibling<typeof Maven>('maven')).mavenEcosystem(endpoint('maven'), { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
     }),
-    deferred({ id: 'gem', label: 'Ruby', claim: claimGem, online: endpoint('rubygems') !== null, load: async () => (await sibling<typeof Gem>('./gem/index.js')).gemEcosystem(endpoint('rubygems')) }),
-    deferred({ id: 'composer', label: 'PHP', claim: claimComposer, online: endpoint('packagist') !== null, load: async () => (await sibling<typeof Composer>('./composer/index.js')).composerEcosystem(endpoint('packagist')) }),
-    deferred({ id: 'swift', label: 'Swift', claim: claimSwift, online: false, load: async () => (await sibling<typeof Swift>('./swift/index.js')).swiftEcosystem() }),
-    deferred({ id: 'cocoapods', label: 'CocoaPods', claim: claimCocoapods, online: endpoint('cocoapods') !== null, load: async () => (await sibling<typeof Cocoapods>('./cocoapods/index.js')).cocoapodsEcosystem(endpoint('cocoapods')) }),
-    deferred({ id: 'hex', label: 'Elixir', claim: claimHex, online: endpoint('hex') !== null, load: async () => (await sibling<typeof Hex>('./hex/index.js')).hexEcosystem(endpoint('hex')) }),
-    deferred({ id: 'pub', label: 'Dart', claim: claimPub, online: endpoint('pub') !== null, load: async () => (await sibling<typeof Pub>('./pub/index.js')).pubEcosystem(endpoint('pub')) }),
-    deferred({ id: 'nuget', label: '.NET', claim: claimNuget, online: endpoint('nuget') !== null, load: async () => (await sibling<typeof Nuget>('./nuget/index.js')).nugetEcosystem(endpoint('nuget')) }),
+    deferred({ id: 'gem', label: 'Ruby', claim: claimGem, online: endpoint('rubygems') !== null, load: async () => (await sibling<typeof Gem>('gem')).gemEcosystem(endpoint('rubygems')) }),
+    deferred({ id: 'composer', label: 'PHP', claim: claimComposer, online: endpoint('packagist') !== null, load: async () => (await sibling<typeof Composer>('composer')).composerEcosystem(endpoint('packagist')) }),
+    deferred({ id: 'swift', label: 'Swift', claim: claimSwift, online: false, load: async () => (await sibling<typeof Swift>('swift')).swiftEcosystem() }),
+    deferred({ id: 'cocoapods', label: 'CocoaPods', claim: claimCocoapods, online: endpoint('cocoapods') !== null, load: async () => (await sibling<typeof Cocoapods>('cocoapods')).cocoapodsEcosystem(endpoint('cocoapods')) }),
+    deferred({ id: 'hex', label: 'Elixir', claim: claimHex, online: endpoint('hex') !== null, load: async () => (await sibling<typeof Hex>('hex')).hexEcosystem(endpoint('hex')) }),
+    deferred({ id: 'pub', label: 'Dart', claim: claimPub, online: endpoint('pub') !== null, load: async () => (await sibling<typeof Pub>('pub')).pubEcosystem(endpoint('pub')) }),
+    deferred({ id: 'nuget', label: '.NET', claim: claimNuget, online: endpoint('nuget') !== null, load: async () => (await sibling<typeof Nuget>('nuget')).nugetEcosystem(endpoint('nuget')) }),
   ];
 }
 
