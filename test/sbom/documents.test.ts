@@ -364,7 +364,15 @@ describe('CycloneDX validation', () => {
     };
     // Objects that share their primitive members but differ deeper, to fill fingerprint buckets.
     const member = fc.oneof(fc.constantFrom('a', 'b', 1, null, true), fc.jsonValue({ maxDepth: 2 }));
-    const item = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ name: fc.constantFrom('x', 'y'), nested: fc.array(member, { maxLength: 3 }) }));
+    // Components and dependencies are told by their `bom-ref` or `ref` first: items sharing one
+    // but differing deeper, or with a reference that is not a string, fill those buckets.
+    const reference = fc.constantFrom('r1', 'r2', 1, null);
+    const item = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record({ name: fc.constantFrom('x', 'y'), nested: fc.array(member, { maxLength: 3 }) }),
+      fc.record({ 'bom-ref': reference, nested: fc.array(member, { maxLength: 2 }) }, { requiredKeys: ['nested'] }),
+      fc.record({ ref: reference, dependsOn: fc.array(fc.constantFrom('r1', 'r2'), { maxLength: 2 }), 'bom-ref': reference }, { requiredKeys: ['ref'] }),
+    );
     fc.assert(
       fc.property(fc.array(item, { maxLength: 8 }), fc.array(fc.nat(8), { maxLength: 3 }), (generated, picks) => {
         const base = JSON.parse(JSON.stringify(generated)) as unknown[];

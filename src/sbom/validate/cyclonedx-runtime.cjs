@@ -41,11 +41,16 @@ function canonical(value) {
 }
 
 /**
- * A cheap stand-in for an object's canonical form: its key count and its primitive-valued
- * members, in key order. Deeply equal objects get the same fingerprint, so objects with
- * different fingerprints are different; only those sharing one need comparing in full.
+ * A cheap stand-in for an object's canonical form: deeply equal objects get the same
+ * fingerprint, so objects with different fingerprints are different; only those sharing one need
+ * comparing in full. An object with a string `bom-ref` or `ref` (components, services,
+ * dependencies…) is fingerprinted by it alone: two objects that differ there are different, and
+ * within a document those are unique. Any other object by its key count and its primitive-valued
+ * members, in key order.
  */
 function fingerprint(object) {
+  const ref = object['bom-ref'] ?? object.ref;
+  if (typeof ref === 'string') return `\u0002${ref}`;
   const keys = Object.keys(object);
   const parts = [];
   for (const key of keys) {
