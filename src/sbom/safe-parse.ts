@@ -78,31 +78,51 @@ export function positionOf(text: string, offset: number): { line: number; column
   return { line, column: end - lineStart + 1 };
 }
 
+/** What the depth scan stops at: brackets and quotes, and in JSONC the slash of a comment. */
+const STRUCTURE = /["[\]{}]/g;
+const STRUCTURE_OR_COMMENT = /["/[\]{}]/g;
+
+/** Offset of the quote closing the string opened at `open`; the text's length if none does. */
+function stringEnd(text: string, open: number): number {
+  for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    // Escaped when an odd number of backslashes precede it (the opening quote stops the count).
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 92 /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
+}
+
 /**
  * Deepest `{`/`[` nesting of JSON (or JSONC, with comments) text, skipping strings; throws as
- * soon as it passes the limit. Linear and iterative, so it runs before any recursive parser.
+ * soon as it passes the limit. Linear and iterative, so it runs before any recursive parser. It
+ * jumps from one structural character to the next (a regular expression, then `indexOf` to a
+ * string's end) rather than visiting every character: this scan had cost as much as JSON.parse.
  */
 function checkBracketDepth(path: string, text: string, comments: boolean): void {
+  const structure = comments ? STRUCTURE_OR_COMMENT : STRUCTURE;
+  structure.lastIndex = 0;
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let found = structure.exec(text); found !== null; found = structure.exec(text)) {
+    let i = found.index;
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92 /* \ */) i++;
-        else if (d === 34) break;
+      i = stringEnd(text, i);
+    } else if (c === 47 /* / */) {
+      const next = text.charCodeAt(i + 1);
+      if (next === 47) {
+        const newline = text.indexOf('\n', i);
+        i = newline === -1 ? text.length : newline;
+      } else if (next === 42 /* * */) {
+        const close = text.indexOf('*/', i + 2);
+        i = close === -1 ? text.length : close + 1;
       }
-    } else if (comments && c === 47 /* / */ && text.charCodeAt(i + 1) === 47) {
-      const newline = text.indexOf('\n', i);
-      i = newline === -1 ? text.length : newline;
-    } else if (comments && c === 47 && text.charCodeAt(i + 1) === 42 /* * */) {
-      const close = text.indexOf('*/', i + 2);
-      i = close === -1 ? text.length : close + 1;
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       if (++depth > INPUT_LIMITS.maxDepth) throw limitExceeded(path, 'maxDepth', positionOf(text, i));
-    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+    } else {
       depth = Math.max(0, depth - 1);
     }
+    structure.lastIndex = i + 1;
   }
 }
 

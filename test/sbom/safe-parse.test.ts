@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { INPUT_LIMITS, parseJson, parseJsonc, parseToml, parseXml, parseYaml, parseYamlDocuments, StructureBounds } from '../../src/sbom/safe-parse.js';
 import { AnalysisError, LimitExceededError } from '../../src/sbom/types.js';
@@ -41,6 +42,27 @@ describe('safe parsers', () => {
     const brackets = '['.repeat(INPUT_LIMITS.maxDepth * 2);
     expect(parseJson('a.json', JSON.stringify({ a: brackets }))).toEqual({ a: brackets });
     expect(parseJsonc('a.jsonc', `// ${brackets}\n{}`)).toEqual({});
+  });
+
+  it('counts the nesting of any JSON value exactly, whatever its strings hold (quotes, backslashes, brackets)', () => {
+    const depthOf = (value: unknown): number =>
+      typeof value !== 'object' || value === null ? 0 : 1 + Math.max(0, ...Object.values(value).map(depthOf));
+    const strings = fc.string({ unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', '/', '*', 'a', '\n') });
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, strings, fc.integer(), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(strings, tie('node'), { maxKeys: 3 })),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.boolean(), (v, comment) => {
+        const wrappers = INPUT_LIMITS.maxDepth - depthOf(v);
+        const wrapped = (n: number): string => `${comment ? '/* "[{ */ ' : ''}${'['.repeat(n)}${JSON.stringify(v)}${']'.repeat(n)}`;
+        const parse = comment ? (text: string) => parseJsonc('v.jsonc', text) : (text: string) => parseJson('v.json', text);
+        let expected: unknown = v;
+        for (let i = 0; i < wrappers; i++) expected = [expected];
+        expect(parse(wrapped(wrappers))).toEqual(expected);
+        expect(failure(() => parse(wrapped(wrappers + 1)))).toBeInstanceOf(LimitExceededError);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('caps YAML aliases and leaves merge keys unexpanded', () => {
