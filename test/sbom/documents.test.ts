@@ -384,6 +384,34 @@ describe('CycloneDX validation', () => {
     );
   });
 
+  it('counts code points as Ajv does, and matches hash contents as the schema pattern does', async () => {
+    const { regExp, ucs2length } = await import('../../src/sbom/validate/cyclonedx-runtime.cjs');
+    const ajvUcs2length = (createRequire(import.meta.url)('ajv/dist/runtime/ucs2length') as { default: (text: string) => number }).default;
+    // Astral characters (surrogate pairs), lone surrogates and plain text, mixed.
+    const unit = fc.oneof(fc.constantFrom('a', 'é', '😀', '\ud800', '\udc00'), fc.string({ unit: 'binary', maxLength: 2 }));
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        expect(ucs2length(units.join(''))).toBe(ajvUcs2length(units.join('')));
+      }),
+      { numRuns: 500 },
+    );
+
+    const pattern = '^([a-fA-F0-9]{32}|[a-fA-F0-9]{40}|[a-fA-F0-9]{64}|[a-fA-F0-9]{96}|[a-fA-F0-9]{128})$';
+    const fast = regExp(pattern, 'u');
+    const schema = new RegExp(pattern, 'u');
+    const hex = fc.string({ unit: fc.constantFrom('0', '9', 'a', 'F', 'f'), minLength: 30, maxLength: 130 });
+    const nearly = fc.tuple(hex, fc.nat(130), fc.constantFrom('g', ' ', '\n', 'é')).map(([h, at, c]) => `${h.slice(0, at)}${c}${h.slice(at + 1)}`);
+    fc.assert(
+      fc.property(fc.oneof(hex, nearly), (text) => {
+        expect(fast.test(text)).toBe(schema.test(text));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const length of [32, 40, 64, 96, 128]) expect(fast.test('a'.repeat(length))).toBe(true);
+    // Every other pattern is the RegExp itself.
+    expect(regExp('^[A-Z]{2}$', 'u')).toEqual(/^[A-Z]{2}$/u);
+  });
+
   it('checks the value a document was written from, the text deciding when the value holds what JSON writes differently', async () => {
     const { validateCycloneDx } = await import('../../src/sbom/validate/cyclonedx.js');
     const { valid, broken } = await documents();

@@ -95,10 +95,39 @@ function allUnique(items) {
   return true;
 }
 
+const ajvUcs2length = require('ajv/dist/runtime/ucs2length').default;
+
+/** A surrogate code unit: only a string holding one has fewer code points than code units. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * Ajv's `ucs2length` (a string's length in code points, which `maxLength` counts), answered by
+ * `length` for a string without surrogates, nearly every one: one native scan where Ajv's loop
+ * visited each code unit in JavaScript. The build points the standalone code here.
+ */
+function ucs2length(text) {
+  return SURROGATE.test(text) ? ajvUcs2length(text) : text.length;
+}
+
+/** The schema's `hash-content` pattern: hex digits, of one of five lengths. */
+const HASH_CONTENT = '^([a-fA-F0-9]{32}|[a-fA-F0-9]{40}|[a-fA-F0-9]{64}|[a-fA-F0-9]{96}|[a-fA-F0-9]{128})$';
+const HEX = /^[a-fA-F0-9]*$/;
+const HASH_LENGTHS = new Set([32, 40, 64, 96, 128]);
+
+/**
+ * The validator's regular expressions (Ajv's `code.regExp`): `new RegExp` but for the hash
+ * pattern, which every component's hashes meet and whose alternation rescanned a 128-digit hash
+ * for each shorter length first; it is decided by the length and one scan instead.
+ */
+function regExp(pattern, flags) {
+  if (pattern !== HASH_CONTENT) return new RegExp(pattern, flags);
+  return { test: (text) => HASH_LENGTHS.has(text.length) && HEX.test(text), toString: () => `/${pattern}/${flags}` };
+}
+
 /**
  * The formats of the CycloneDX library's validator: ajv-formats' full set, draft 2019's
  * `idn-email`, and `iri-reference` accepted as the library accepts it.
  */
 const formats = { ...fullFormats, 'idn-email': idnEmail, 'iri-reference': true };
 
-module.exports = { allUnique, formats };
+module.exports = { allUnique, formats, regExp, ucs2length };

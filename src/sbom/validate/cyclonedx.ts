@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type * as AjvModule from 'ajv';
 import type { Ajv, CodeKeywordDefinition, ValidateFunction } from 'ajv';
 import type standaloneModule from 'ajv/dist/standalone/index.js';
-import { allUnique, formats } from './cyclonedx-runtime.cjs';
+import { allUnique, formats, regExp } from './cyclonedx-runtime.cjs';
 import { lazily, requirePackage } from '../lazy-require.js';
 import { AnalysisError } from '../types.js';
 
@@ -86,7 +86,7 @@ function compile(): { readonly ajv: Ajv; readonly validate: ValidateFunction } {
     schemas,
     formats,
     keywords: [uniqueItemsLinear(_)],
-    code: { source: true, formats: _`require(${RUNTIME}).formats` },
+    code: { source: true, formats: _`require(${RUNTIME}).formats`, regExp: Object.assign((pattern: string, flags: string) => regExp(pattern, flags), { code: `require(${JSON.stringify(RUNTIME)}).regExp` }) },
   });
   return { ajv: compiler, validate: compiler.compile(linearUniqueness(read(SCHEMA_FILES.bom)) as object) };
 }
@@ -94,7 +94,8 @@ function compile(): { readonly ajv: Ajv; readonly validate: ValidateFunction } {
 /** The compiled validator as a CommonJS module requiring Ajv's runtime and `cyclonedx-runtime.cjs`. */
 export function cycloneDxStandaloneCode(): string {
   const { ajv, validate } = compile();
-  return standalone().default(ajv, validate);
+  // Ajv's code-point count, by the runtime's (the same answers, faster for the common string).
+  return standalone().default(ajv, validate).replace('require("ajv/dist/runtime/ucs2length").default', `require(${JSON.stringify(RUNTIME)}).ucs2length`);
 }
 
 let compiled: ValidateFunction | undefined;
