@@ -289,6 +289,35 @@ describe('text', () => {
 });
 
 describe('output limit', () => {
+  it('writes what JSON.stringify writes, lists included at any length', async () => {
+    const { BoundedOutput, writeJson } = await import('../../src/sbom/render/output.js');
+    const member = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constant(undefined), fc.constant(() => 1), fc.date({ noInvalidDate: true }));
+    const list = fc.array(fc.oneof(member, fc.dictionary(fc.string(), member, { maxKeys: 3 })), { maxLength: 200 });
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.oneof(member, list, fc.dictionary(fc.string(), fc.oneof(member, list), { maxKeys: 3 })), { maxKeys: 4 }), (document) => {
+        const out = new BoundedOutput();
+        writeJson(out, document);
+        expect(out.toString()).toBe(JSON.stringify(document));
+        expect(out.byteSize).toBe(Buffer.byteLength(JSON.stringify(document)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('fails a list within a chunk of crossing the limit, before the rest is written', async () => {
+    const { BoundedOutput, writeJson } = await import('../../src/sbom/render/output.js');
+    const item = { name: 'x'.repeat(90) };
+    const out = new BoundedOutput(10_000);
+    let written = 0;
+    const write = out.write.bind(out);
+    out.write = (text: string) => {
+      written += text.length;
+      write(text);
+    };
+    expect(() => writeJson(out, { components: Array.from({ length: 100_000 }, () => item) })).toThrow(expect.objectContaining({ code: 'output_too_large' }));
+    expect(written).toBeLessThan(10_000 + 64 * JSON.stringify(item).length + 100);
+  });
+
   it('fails with output_too_large while rendering, for every format', async () => {
     const files = upload('lockfiles/medium/npm3', ['package.json', 'package-lock.json']);
     for (const format of ['cyclonedx', 'spdx', 'text'] as const) {
