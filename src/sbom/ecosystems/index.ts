@@ -43,7 +43,9 @@ interface DeferredEcosystem {
  */
 async function sibling<T>(name: string): Promise<T> {
   try {
-    return (await import(`./${name}/index.js`)) as T;
+    // Vite (the tests) leaves it to run time, as a variable import: its own expansion of the
+    // template looks for files ending in .js, which the sources are not.
+    return (await import(/* @vite-ignore */ `./${name}/index.js`)) as T;
   } catch (error) {
     if (!import.meta.url.endsWith('.ts') || (error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
     return createRequire(import.meta.url)(`./${name}/index.ts`) as T;
