@@ -25,13 +25,14 @@ import type * as Pub from './pub/index.js';
 import type * as Nuget from './nuget/index.js';
 
 /** What detection needs of an ecosystem whose modules load with its first file. */
-interface DeferredEcosystem {
+interface DeferredEcosystem<Module> {
+  /** Also the name of its folder. */
   readonly id: EcosystemId;
   readonly label: string;
   readonly claim: Ecosystem['claim'];
-  /** Whether it has registry metadata (its registry is configured): the enricher must know now. */
-  readonly online: boolean;
-  readonly load: () => Promise<Ecosystem>;
+  /** Its `PACKAGE_REGISTRIES` key; with none configured (or none at all) it has no registry metadata. */
+  readonly registry: RegistryKey | null;
+  readonly make: (module: Module, endpoint: RegistryEndpoint | null) => Ecosystem;
 }
 
 /**
@@ -58,13 +59,14 @@ async function sibling<T>(name: string): Promise<T> {
  * other eleven held a tenth of a warm CLI run's wall time in module loading, for nothing when
  * no file of theirs is uploaded.
  */
-function deferred(d: DeferredEcosystem): Ecosystem {
+function deferred<Module>(d: DeferredEcosystem<Module>, registries: EcosystemsOptions['registries']): Ecosystem {
+  const endpoint = d.registry === null ? null : (registries[d.registry] ?? null);
   let loading: Promise<Ecosystem> | undefined;
   let loaded: Ecosystem | null = null;
   const load = (): Promise<Ecosystem> =>
-    (loading ??= d.load().then((ecosystem) => {
-      loaded = ecosystem;
-      return ecosystem;
+    (loading ??= sibling<Module>(d.id).then((module) => {
+      loaded = d.make(module, endpoint);
+      return loaded;
     }));
   const ready = (): Ecosystem => {
     if (loaded === null) throw new Error(`the ${d.label} ecosystem was used before prepare()`);
@@ -80,7 +82,8 @@ function deferred(d: DeferredEcosystem): Ecosystem {
     build: async (files, ctx) => (await load()).build(files, ctx),
     purl: (occurrence) => ready().purl(occurrence),
     countManifests: (files) => ready().countManifests?.(files) ?? files.filter((f) => f.role === 'manifest').length,
-    metadata: d.online ? { fetch: async (name, version, signal) => ((await load()).metadata?.fetch(name, version, signal) ?? null) } : null,
+    // The enricher must know now whether the ecosystem has registry metadata.
+    metadata: endpoint !== null ? { fetch: async (name, version, signal) => ((await load()).metadata?.fetch(name, version, signal) ?? null) } : null,
   };
 }
 
@@ -100,27 +103,20 @@ export interface EcosystemsOptions {
  */
 export function createEcosystems(options: EcosystemsOptions): Ecosystem[] {
   const { registries } = options;
-  const endpoint = (key: RegistryKey): RegistryEndpoint | null => registries[key] ?? null;
+  const maven = { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] };
   return [
     npmEcosystem(options.npm),
-    deferred({ id: 'golang', label: 'Go', claim: claimGoFile, online: endpoint('go') !== null, load: async () => (await sibling<typeof Golang>('golang')).golangEcosystem(endpoint('go')) }),
-    deferred({ id: 'pypi', label: 'Python', claim: claimPython, online: endpoint('pypi') !== null, load: async () => (await sibling<typeof Pypi>('pypi')).pypiEcosystem(endpoint('pypi')) }),
-    deferred({ id: 'cargo', label: 'Rust', claim: claimCargo, online: endpoint('crates') !== null, load: async () => (await sibling<typeof Cargo>('cargo')).cargoEcosystem(endpoint('crates')) }),
-    deferred({
-      id: 'maven',
-      label: 'Maven',
-      claim: claimJvmFile,
-      online: endpoint('maven') !== null,
-      load: async () =>
-        (await sibling<typeof Maven>('maven')).mavenEcosystem(endpoint('maven'), { resolutionTimeoutMs: options.resolutionTimeoutMs, allowedRepositories: options.mavenAllowedRepositories ?? [] }),
-    }),
-    deferred({ id: 'gem', label: 'Ruby', claim: claimGem, online: endpoint('rubygems') !== null, load: async () => (await sibling<typeof Gem>('gem')).gemEcosystem(endpoint('rubygems')) }),
-    deferred({ id: 'composer', label: 'PHP', claim: claimComposer, online: endpoint('packagist') !== null, load: async () => (await sibling<typeof Composer>('composer')).composerEcosystem(endpoint('packagist')) }),
-    deferred({ id: 'swift', label: 'Swift', claim: claimSwift, online: false, load: async () => (await sibling<typeof Swift>('swift')).swiftEcosystem() }),
-    deferred({ id: 'cocoapods', label: 'CocoaPods', claim: claimCocoapods, online: endpoint('cocoapods') !== null, load: async () => (await sibling<typeof Cocoapods>('cocoapods')).cocoapodsEcosystem(endpoint('cocoapods')) }),
-    deferred({ id: 'hex', label: 'Elixir', claim: claimHex, online: endpoint('hex') !== null, load: async () => (await sibling<typeof Hex>('hex')).hexEcosystem(endpoint('hex')) }),
-    deferred({ id: 'pub', label: 'Dart', claim: claimPub, online: endpoint('pub') !== null, load: async () => (await sibling<typeof Pub>('pub')).pubEcosystem(endpoint('pub')) }),
-    deferred({ id: 'nuget', label: '.NET', claim: claimNuget, online: endpoint('nuget') !== null, load: async () => (await sibling<typeof Nuget>('nuget')).nugetEcosystem(endpoint('nuget')) }),
+    deferred<typeof Golang>({ id: 'golang', label: 'Go', claim: claimGoFile, registry: 'go', make: (m, e) => m.golangEcosystem(e) }, registries),
+    deferred<typeof Pypi>({ id: 'pypi', label: 'Python', claim: claimPython, registry: 'pypi', make: (m, e) => m.pypiEcosystem(e) }, registries),
+    deferred<typeof Cargo>({ id: 'cargo', label: 'Rust', claim: claimCargo, registry: 'crates', make: (m, e) => m.cargoEcosystem(e) }, registries),
+    deferred<typeof Maven>({ id: 'maven', label: 'Maven', claim: claimJvmFile, registry: 'maven', make: (m, e) => m.mavenEcosystem(e, maven) }, registries),
+    deferred<typeof Gem>({ id: 'gem', label: 'Ruby', claim: claimGem, registry: 'rubygems', make: (m, e) => m.gemEcosystem(e) }, registries),
+    deferred<typeof Composer>({ id: 'composer', label: 'PHP', claim: claimComposer, registry: 'packagist', make: (m, e) => m.composerEcosystem(e) }, registries),
+    deferred<typeof Swift>({ id: 'swift', label: 'Swift', claim: claimSwift, registry: null, make: (m) => m.swiftEcosystem() }, registries),
+    deferred<typeof Cocoapods>({ id: 'cocoapods', label: 'CocoaPods', claim: claimCocoapods, registry: 'cocoapods', make: (m, e) => m.cocoapodsEcosystem(e) }, registries),
+    deferred<typeof Hex>({ id: 'hex', label: 'Elixir', claim: claimHex, registry: 'hex', make: (m, e) => m.hexEcosystem(e) }, registries),
+    deferred<typeof Pub>({ id: 'pub', label: 'Dart', claim: claimPub, registry: 'pub', make: (m, e) => m.pubEcosystem(e) }, registries),
+    deferred<typeof Nuget>({ id: 'nuget', label: '.NET', claim: claimNuget, registry: 'nuget', make: (m, e) => m.nugetEcosystem(e) }, registries),
   ];
 }
 

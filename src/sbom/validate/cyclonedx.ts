@@ -39,6 +39,8 @@ const standalone = lazily(() => requirePackage('ajv/dist/standalone/index.js') a
 
 /** The runtime helpers' module, as the standalone code requires it (from the same folder). */
 const RUNTIME = './cyclonedx-runtime.cjs';
+/** Source text of generated code reaching one of the runtime helpers. */
+const runtimeExport = (name: 'regExp' | 'ucs2length'): string => `require(${JSON.stringify(RUNTIME)}).${name}`;
 /** The standalone validator `npm run build` writes beside this module. */
 export const STANDALONE_FILE = 'cyclonedx-validator.cjs';
 
@@ -86,7 +88,7 @@ function compile(): { readonly ajv: Ajv; readonly validate: ValidateFunction } {
     schemas,
     formats,
     keywords: [uniqueItemsLinear(_)],
-    code: { source: true, formats: _`require(${RUNTIME}).formats`, regExp: Object.assign((pattern: string, flags: string) => regExp(pattern, flags), { code: `require(${JSON.stringify(RUNTIME)}).regExp` }) },
+    code: { source: true, formats: _`require(${RUNTIME}).formats`, regExp: Object.assign((pattern: string, flags: string) => regExp(pattern, flags), { code: runtimeExport('regExp') }) },
   });
   return { ajv: compiler, validate: compiler.compile(linearUniqueness(read(SCHEMA_FILES.bom)) as object) };
 }
@@ -95,7 +97,7 @@ function compile(): { readonly ajv: Ajv; readonly validate: ValidateFunction } {
 export function cycloneDxStandaloneCode(): string {
   const { ajv, validate } = compile();
   // Ajv's code-point count, by the runtime's (the same answers, faster for the common string).
-  return standalone().default(ajv, validate).replace('require("ajv/dist/runtime/ucs2length").default', `require(${JSON.stringify(RUNTIME)}).ucs2length`);
+  return standalone().default(ajv, validate).replace('require("ajv/dist/runtime/ucs2length").default', runtimeExport('ucs2length'));
 }
 
 let compiled: ValidateFunction | undefined;
