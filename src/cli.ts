@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TOKENS_USAGE, UsageError } from './commands/usage.js';
-import { CLI_REGISTRY_CONCURRENCY, ConfigError, loadConfig, redactUrl } from './config.js';
+import { ConfigError, loadConfig, redactUrl } from './config.js';
 import { UnreachableServiceError } from './unreachable.js';
 import type * as SbomCommand from './commands/sbom.js';
 
@@ -101,7 +101,7 @@ async function main(argv: readonly string[]): Promise<number> {
           progress: tty ? (line) => process.stderr.write(`\r\x1b[K${line}`) : null,
         },
         config.resolutionTimeoutMs,
-        config.registryConcurrency ?? CLI_REGISTRY_CONCURRENCY,
+        config.registryConcurrency.cli,
       );
     }
     case 'tokens': {

@@ -25,6 +25,7 @@ const DEFAULT_ANALYSIS_THREADS = Math.min(64, Math.max(2, CORES));
  */
 export const SERVICE_REGISTRY_CONCURRENCY = 32;
 export const CLI_REGISTRY_CONCURRENCY = 64;
+const registryConcurrency = (set: number | null): Config['registryConcurrency'] => ({ service: set ?? SERVICE_REGISTRY_CONCURRENCY, cli: set ?? CLI_REGISTRY_CONCURRENCY });
 const DEFAULT_WORKER_CONCURRENCY = Math.min(256, Math.max(4, CORES * 2));
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -70,10 +71,11 @@ export interface Config {
   };
   readonly resolutionTimeoutMs: number;
   /**
-   * Concurrent registry requests per process for metadata enrichment (REGISTRY_CONCURRENCY);
-   * null when unset: SERVICE_REGISTRY_CONCURRENCY in the service, CLI_REGISTRY_CONCURRENCY in the CLI.
+   * Concurrent registry requests per process for metadata enrichment: REGISTRY_CONCURRENCY for
+   * both when set, else SERVICE_REGISTRY_CONCURRENCY in the service and CLI_REGISTRY_CONCURRENCY
+   * in the CLI.
    */
-  readonly registryConcurrency: number | null;
+  readonly registryConcurrency: { readonly service: number; readonly cli: number };
   /** Minimum spacing of progress writes of one job (phase changes are written at once). */
   readonly progressIntervalMs: number;
   /** Files above this size are listed without content. */
@@ -213,7 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxHeapMb: r.integer('ANALYSIS_MAX_HEAP_MB', 512, 64, 65_536),
     },
     resolutionTimeoutMs: r.integer('RESOLUTION_TIMEOUT_MS', 60_000, 100, 600_000),
-    registryConcurrency: r.optionalInteger('REGISTRY_CONCURRENCY', 1, 256),
+    registryConcurrency: registryConcurrency(r.optionalInteger('REGISTRY_CONCURRENCY', 1, 256)),
     progressIntervalMs: r.integer('PROGRESS_INTERVAL_MS', 250, 0, 60_000),
     inventoryMaxFileBytes: r.integer('INVENTORY_MAX_FILE_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     inventoryMaxTotalBytes: r.integer('INVENTORY_MAX_TOTAL_BYTES', 512 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),

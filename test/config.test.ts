@@ -25,6 +25,11 @@ describe('configuration', () => {
     expect(config.workerConcurrency).toBe(Math.max(4, cores * 2));
   });
 
+  it('takes REGISTRY_CONCURRENCY for the service and the CLI alike, each with its own default when unset', () => {
+    expect(loadConfig({}).registryConcurrency).toEqual({ service: 32, cli: 64 });
+    expect(loadConfig({ REGISTRY_CONCURRENCY: '10' }).registryConcurrency).toEqual({ service: 10, cli: 10 });
+  });
+
   it('parses given values; empty values count as unset', () => {
     const config = loadConfig({
       PORT: '9000',

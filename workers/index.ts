@@ -1,6 +1,6 @@
 import { DelayedError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { SERVICE_REGISTRY_CONCURRENCY, type Config } from '../src/config.js';
+import type { Config } from '../src/config.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 import { DEFAULT_TAR_LIMITS } from '../src/inventory/tar-reader.js';
 import { CRAWLER_AGENT } from '../src/inventory/crawl.js';
@@ -85,7 +85,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const { registry, resolver, ecosystems, registryAccess } = await registryAnalysis({
     cache: new PgMetadataCache(database.db),
     resolutionTimeoutMs: config.resolutionTimeoutMs,
-    concurrency: config.registryConcurrency ?? SERVICE_REGISTRY_CONCURRENCY,
+    concurrency: config.registryConcurrency.service,
     ...(deps.npmOptions ? { npmOptions: deps.npmOptions } : {}),
     packageRegistries: config.packageRegistries,
     mavenAllowedRepositories: config.mavenAllowedRepositories,

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { SERVICE_REGISTRY_CONCURRENCY, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { Queue } from 'bullmq';
 import type { AppDeps, RoutePlugin } from '../http/app.js';
@@ -76,7 +76,7 @@ export async function createApiServices(
   const analysis = await registryAnalysis({
     cache: new PgMetadataCache(database.db),
     resolutionTimeoutMs: config.resolutionTimeoutMs,
-    concurrency: config.registryConcurrency ?? SERVICE_REGISTRY_CONCURRENCY,
+    concurrency: config.registryConcurrency.service,
     npmOptions: options,
     packageRegistries: config.packageRegistries,
     mavenAllowedRepositories: config.mavenAllowedRepositories,
