@@ -56,7 +56,7 @@ async function cliModules() {
 
 const shared = await cliModules();
 
-/** How a module of outdir imports the file at `path`. */
+/** How a module of outdir imports (or locates) the file at `path`. */
 const relativeImport = (/** @type {string} */ path) => `./${relative(outdir, path).split('\\').join('/')}`;
 
 await rm(outdir, { recursive: true, force: true });
@@ -77,14 +77,12 @@ const result = await build({
     {
       name: 'pkgscope-cli',
       setup(bundler) {
-        // The validator's runtime helpers: the built validator requires them from beside itself, so
-        // the bundle imports that same module rather than a copy of its own.
-        bundler.onResolve({ filter: /\.cjs$/ }, (args) =>
-          args.importer.includes(join('dist', 'src', '')) ? { path: relativeImport(join(args.resolveDir, args.path)), external: true } : undefined,
-        );
+        // One instance each, imported from their files: the modules cli.js loads itself, and the
+        // validator's runtime helpers (the built validator requires them from beside itself).
         bundler.onResolve({ filter: /^\.\.?\// }, (args) => {
+          if (args.importer.includes(join('node_modules', ''))) return undefined;
           const path = join(args.resolveDir, args.path);
-          return shared.has(path) && !args.importer.includes(join('node_modules', '')) ? { path: relativeImport(path), external: true } : undefined;
+          return shared.has(path) || path.endsWith('.cjs') ? { path: relativeImport(path), external: true } : undefined;
         });
         bundler.onResolve({ filter: /^[^./]/ }, (args) => {
           if (args.path.startsWith('node:') || args.kind === 'dynamic-import') return { path: args.path, external: true };
@@ -102,7 +100,7 @@ const result = await build({
           const text = await readFile(args.path, 'utf8');
           if (!text.includes('import.meta.url')) return undefined;
           // Chunks are written flat in outdir, so one relative path serves whichever holds the module.
-          const original = `new URL(${JSON.stringify(relative(outdir, args.path).split('\\').join('/'))}, import.meta.url).href`;
+          const original = `new URL(${JSON.stringify(relativeImport(args.path))}, import.meta.url).href`;
           return { contents: text.replaceAll('import.meta.url', original), loader: 'js', resolveDir: dirname(args.path) };
         });
       },
