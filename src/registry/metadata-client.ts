@@ -64,6 +64,23 @@ export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOption
     if (auth.auth !== null) return { authorization: `Basic ${auth.auth}` };
     return {};
   };
+  /**
+   * The credentials for a package URL under `registry`. npm's lookup walks the URL's path up to its
+   * host, so every package of a registry gets what its registry address gets, unless a credential
+   * is configured for a path below that address: then each URL is looked up (about 30 µs each,
+   * 70 ms of a cold 2,300-package run when repeated for every package).
+   */
+  const byRegistry = new Map<string, { authorization?: string } | undefined>();
+  const credentialsUnder = (registry: string, packageUrl: string, base: NpmOptions, getAuth: typeof GetAuth): { authorization?: string } | undefined => {
+    if (byRegistry.has(registry)) return byRegistry.get(registry);
+    const address = new URL(`${registry}/`);
+    const below = `//${address.host}${address.pathname}`;
+    const deeper = Object.keys(base).some((key) => key.startsWith(below) && key.length > below.length && !key.startsWith(':', below.length));
+    if (deeper) return credentials(packageUrl, base, getAuth);
+    const found = credentials(`${registry}/`, base, getAuth);
+    byRegistry.set(registry, found);
+    return found;
+  };
   /** GET through `http`: the document, null when absent (404, 410, and 405 from registries without the endpoint). */
   const plainJson = async (http: RegistryHttp, url: string, headers: { authorization?: string }, signal: AbortSignal | undefined): Promise<unknown> => {
     try {
@@ -90,8 +107,9 @@ export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOption
     async fetch(name, version, signal) {
       const { base, npmFetch, getAuth, http } = await (ready ??= prepare());
       const escaped = name.startsWith('@') ? `@${encodeURIComponent(name.slice(1))}` : encodeURIComponent(name);
-      const packageUrl = `${registryFor(name, base)}/${escaped}`;
-      const headers = http !== null ? credentials(packageUrl, base, getAuth) : undefined;
+      const registry = registryFor(name, base);
+      const packageUrl = `${registry}/${escaped}`;
+      const headers = http !== null ? credentialsUnder(registry, packageUrl, base, getAuth) : undefined;
       if (http !== null && headers !== undefined) {
         const document = await plainJson(http, `${packageUrl}/${encodeURIComponent(version)}`, headers, signal);
         if (document !== null) return metadataFromManifest(document);

@@ -142,6 +142,30 @@ describe('enrichment', () => {
     });
   }
 
+  it('looks a credential configured below a registry’s address up per package, as npm does', async () => {
+    const corp = await startFixtureRegistry({
+      packages: { '@corp/kit': { versions: { '2.0.0': { license: 'MIT' } } }, '@corp/vault': { versions: { '1.0.0': { license: 'ISC' } } } },
+    });
+    const http = registryHttp({ retries: 0 });
+    try {
+      const corpHost = new URL(corp.url).host;
+      const options = fetchOptionsOf({
+        ...(await registry.npmOptions()),
+        '@corp:registry': `${corp.url}/`,
+        [`//${corpHost}/:_authToken`]: 'corp-secret',
+        [`//${corpHost}/@corp%2Fvault:_authToken`]: 'vault-secret',
+      });
+      const client = npmMetadataClient(options, 5_000, () => http);
+      expect(await client.fetch('@corp/kit', '2.0.0')).toMatchObject({ license: 'MIT' });
+      expect(await client.fetch('@corp/vault', '1.0.0')).toMatchObject({ license: 'ISC' });
+      expect(await client.fetch('@corp/kit', '2.0.0')).toMatchObject({ license: 'MIT' });
+      expect(corp.authorizations).toEqual(['Bearer corp-secret', 'Bearer vault-secret', 'Bearer corp-secret']);
+    } finally {
+      await http.close();
+      await corp.close();
+    }
+  });
+
   it('goes through npm-registry-fetch when the npm configuration names a proxy', async () => {
     const http = registryHttp({ retries: 0 });
     try {
