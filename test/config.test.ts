@@ -26,7 +26,7 @@ describe('configuration', () => {
   });
 
   it('takes REGISTRY_CONCURRENCY for the service and the CLI alike, each with its own default when unset', () => {
-    expect(loadConfig({}).registryConcurrency).toEqual({ service: 32, cli: 64 });
+    expect(loadConfig({}).registryConcurrency).toEqual({ service: 32, cli: 128 });
     expect(loadConfig({ REGISTRY_CONCURRENCY: '10' }).registryConcurrency).toEqual({ service: 10, cli: 10 });
   });
 
