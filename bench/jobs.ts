@@ -14,7 +14,7 @@ import { Agent, request } from 'undici';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { freePort, LogWatcher } from '../test/helpers/cli.js';
 import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { BENCH_RATE_LIMIT, benchDatabase, benchToken, clearRedisPrefix, benchLockfile, stopProcesses, supervise, ms, percentile } from './helpers.js';
+import { BENCH_RATE_LIMIT, benchDatabase, benchToken, clearRedisPrefix, benchLockfile, cpuByRole, cpuPerUnit, stopProcesses, supervise, ms, percentile } from './helpers.js';
 
 const JOBS = 1000;
 const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 200);
@@ -96,6 +96,7 @@ async function main(): Promise<void> {
   for (let sent = 0; sent < WARMUP; sent += 32) await Promise.all(Array.from({ length: Math.min(32, WARMUP - sent) }, async () => (await submit()).finished));
 
   let began = performance.now();
+  const cpuBefore = cpuByRole();
   const burst: { at: number; finished: Promise<number> }[] = [];
   let next = 0;
   await Promise.all(
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
     }),
   );
   const endToEnd = await report(`as fast as possible (${WORKERS} workers × concurrency ${CONCURRENCY})`, burst, began);
+  console.log(`  CPU per job (every process, this one included): ${cpuPerUnit(cpuBefore, cpuByRole(), JOBS)}`);
 
   began = performance.now();
   const paced: { at: number; finished: Promise<number> }[] = [];
