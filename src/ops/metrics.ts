@@ -152,6 +152,12 @@ export class Metrics implements JobObserver {
         return found;
       },
       setMany: (entries) => cache.setMany(entries),
+      ...(cache.freshUntil ? { freshUntil: cache.freshUntil.bind(cache) } : {}),
+      reused: (count) => {
+        this.hits += count;
+        this.cacheLookups.inc({ result: 'hit' }, count);
+        cache.reused?.(count);
+      },
     };
   }
 }

@@ -75,4 +75,10 @@ export class PgMetadataCache implements MetadataCache {
     }
     for (const [key, metadata] of entries) this.memory?.set(key, metadata);
   }
+
+  /** The memory copy's end of life, which is the Postgres entry's (0: not held in memory). */
+  freshUntil(key: string): number {
+    const left = this.memory?.getRemainingTTL(key) ?? 0;
+    return left > 0 && Number.isFinite(left) ? Date.now() + left : 0;
+  }
 }

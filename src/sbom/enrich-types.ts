@@ -15,6 +15,12 @@ export interface EnrichmentResult {
   readonly failed: readonly string[];
   /** The last counts reported to `onProgress`, for the analysis's own (an enricher may leave them out). */
   readonly counts?: ProgressCounts;
+  /**
+   * Until when (epoch ms) the caller may answer these same coordinates with this metadata without
+   * asking again: when the first of them would go stale in the enricher's cache. Absent: never
+   * (a failure among them, or a cache that cannot tell).
+   */
+  readonly reusableUntil?: number;
 }
 
 /** Fetches registry metadata for coordinates; one coordinate's failure never fails the batch. */
@@ -24,6 +30,8 @@ export interface Enricher {
     onProgress: (counts: ProgressCounts) => void,
     signal: AbortSignal | undefined,
   ): Promise<EnrichmentResult>;
+  /** `count` coordinates were answered from a copy of an earlier result (see `reusableUntil`): cache hits all the same. */
+  reused?(count: number): void;
 }
 
 /** Reads one package version's metadata from a registry; null when the registry has no such version. */
@@ -35,4 +43,8 @@ export interface MetadataClient {
 export interface MetadataCache {
   getMany(keys: readonly string[]): Promise<Map<string, PackageMetadata>>;
   setMany(entries: ReadonlyMap<string, PackageMetadata>): Promise<void>;
+  /** Until when (epoch ms) an entry just read or written stays fresh; 0 when the cache cannot tell. */
+  freshUntil?(key: string): number;
+  /** `count` lookups were answered from a copy of this cache's entries (an analysis thread's memo). */
+  reused?(count: number): void;
 }

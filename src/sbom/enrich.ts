@@ -85,6 +85,19 @@ export class RegistryEnricher implements Enricher {
       await this.cache.setMany(fresh).catch(() => undefined);
     }
     failed.sort();
-    return { metadata, failed, counts: { ...counts } };
+    return { metadata, failed, counts: { ...counts }, ...this.reusable(metadata, failed.length === 0 && metadata.size === coordinates.length) };
+  }
+
+  reused(count: number): void {
+    this.cache?.reused?.(count);
+  }
+
+  /** When the first of these entries goes stale in the cache, if every coordinate has one there. */
+  private reusable(metadata: ReadonlyMap<string, PackageMetadata>, complete: boolean): { reusableUntil?: number } {
+    const freshUntil = this.cache?.freshUntil?.bind(this.cache);
+    if (!complete || freshUntil === undefined || metadata.size === 0) return {};
+    let until = Number.POSITIVE_INFINITY;
+    for (const key of metadata.keys()) until = Math.min(until, freshUntil(key));
+    return until > Date.now() && Number.isFinite(until) ? { reusableUntil: until } : {};
   }
 }

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Analyze } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
+import type { Enricher } from '../sbom/enrich-types.js';
 import { AnalysisError, LimitExceededError, TransientAnalysisError, type ProgressCounts } from '../sbom/types.js';
 import { isThreadMessage, fromWire, toWire, type AnalysisOutcome, type AnalysisTask, type CallAnswer, type MainCall, type MainMessage } from './analysis-protocol.js';
 import { BudgetExceeded, BudgetPool, PoolSaturated } from './budget-pool.js';
@@ -40,6 +41,18 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
     maxHeapMb: options.maxHeapMb,
   });
 
+  // Each enricher a caller passes gets a number: a thread's memo of enrichment answers is kept per enricher.
+  const enricherIds = new WeakMap<Enricher, number>();
+  let enrichers = 0;
+  const enricherId = (enricher: Enricher): number => {
+    let id = enricherIds.get(enricher);
+    if (id === undefined) {
+      id = ++enrichers;
+      enricherIds.set(enricher, id);
+    }
+    return id;
+  };
+
   /** `progress` reports for the thread: its last counts with the enricher's. */
   const answer = async (call: MainCall, deps: AnalyzeDeps, progress: (counts: ProgressCounts) => void): Promise<CallAnswer> => {
     switch (call.method) {
@@ -77,6 +90,7 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
       mavenAllowedRepositories: deps.registryAccess?.mavenAllowedRepositories ?? [],
       environment: deps.environment ?? null,
       nowMs: deps.now ? deps.now().getTime() : null,
+      registryId: deps.registry ? enricherId(deps.registry) : null,
     };
     let outcome: AnalysisOutcome;
     // The first failure of a call answered here (a Postgres cache read during a restart, a
@@ -121,7 +135,10 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
       if (error instanceof PoolSaturated) throw new TransientAnalysisError(error.message, { cause: error });
       throw error;
     }
-    if (outcome.ok) return outcome.result;
+    if (outcome.ok) {
+      if (outcome.reused > 0) deps.registry?.reused?.(outcome.reused);
+      return outcome.result;
+    }
     if (callFailures.length > 0 && outcome.error.kind !== 'limit' && outcome.error.kind !== 'analysis') throw callFailures[0];
     const failure = fromWire(outcome.error);
     // Typed failures, and errors with a code (Postgres, network: the runner decides on a retry), as they are.

@@ -36,6 +36,11 @@ export interface AnalysisTask {
   readonly environment: AnalysisEnvironment | null;
   /** The document's timestamp when the caller fixes it (tests). */
   readonly nowMs: number | null;
+  /**
+   * Which of the caller's enrichers this run's registry is (one per process in the service): a
+   * thread keeps the metadata it was answered with per enricher, as long as each answer allows.
+   */
+  readonly registryId: number | null;
 }
 
 export type WireError =
@@ -44,7 +49,8 @@ export type WireError =
   | { readonly kind: 'transient'; readonly message: string }
   | { readonly kind: 'other'; readonly name: string; readonly message: string; readonly stack: string | null; readonly code: string | null };
 
-export type AnalysisOutcome = { readonly ok: true; readonly result: AnalysisResult } | { readonly ok: false; readonly error: WireError };
+/** `reused`: coordinates the thread answered from its memo of earlier answers (cache hits for the caller's metrics). */
+export type AnalysisOutcome = { readonly ok: true; readonly result: AnalysisResult; readonly reused: number } | { readonly ok: false; readonly error: WireError };
 
 export type MainCall =
   | { readonly method: 'enrich'; readonly coordinates: readonly Coordinate[] }

@@ -1,6 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
-import type { Enricher, EnrichmentResult } from '../sbom/enrich-types.js';
+import { LRUCache } from 'lru-cache';
+import type { Coordinate, Enricher, EnrichmentResult } from '../sbom/enrich-types.js';
+import { coordinateKey, type PackageMetadata } from '../sbom/metadata.js';
 import type { StandaloneOutcome } from '../sbom/ecosystems/npm/build.js';
 import type { RegistryHttp } from '../sbom/ecosystems/types.js';
 import { RegistryResponseError } from '../registry/http.js';
@@ -15,6 +17,44 @@ import {
   type MainCall,
   type ThreadMessage,
 } from './analysis-protocol.js';
+
+/**
+ * The metadata this thread was answered with, per enricher of the caller, each entry until the
+ * answer's `reusableUntil`: a lockfile seen again (CI runs the same ones all day) is enriched
+ * without a round trip to the main thread, which cost both threads a wake-up and a copy of every
+ * coordinate and its metadata (about a tenth of a worker's CPU per small job). Only a lookup that
+ * the memo answers in full is answered here; any other goes to the main thread as before.
+ */
+const MEMO_ENTRIES = 20_000;
+const memos = new Map<number, LRUCache<string, PackageMetadata>>();
+
+function memoFor(registryId: number): LRUCache<string, PackageMetadata> {
+  let memo = memos.get(registryId);
+  if (memo === undefined) {
+    memo = new LRUCache<string, PackageMetadata>({ max: MEMO_ENTRIES });
+    memos.set(registryId, memo);
+  }
+  return memo;
+}
+
+/** The enrichment of `coordinates` from the memo, when it holds every one of them. */
+function fromMemo(memo: LRUCache<string, PackageMetadata>, coordinates: readonly Coordinate[]): EnrichmentResult | null {
+  const metadata = new Map<string, PackageMetadata>();
+  for (const c of coordinates) {
+    const key = coordinateKey(c.ecosystem, c.name, c.version);
+    const held = memo.get(key);
+    if (held === undefined) return null;
+    metadata.set(key, held);
+  }
+  const n = coordinates.length;
+  return { metadata, failed: [], counts: { coordinates_total: n, coordinates_done: n, cached: n, fetched: 0, fetch_failed: 0 } };
+}
+
+function remember(memo: LRUCache<string, PackageMetadata>, answer: EnrichmentResult): void {
+  const ttl = (answer.reusableUntil ?? 0) - Date.now();
+  if (ttl <= 0 || answer.failed.length > 0) return;
+  for (const [key, value] of answer.metadata) memo.set(key, value, { ttl });
+}
 
 interface Pending {
   resolve(value: CallAnswer): void;
@@ -47,8 +87,19 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
     });
 
   // The main thread reports the enricher's progress as it goes; the final counts come with the result.
+  const memo = task.registryId === null ? null : memoFor(task.registryId);
+  let reused = 0;
   const registry: Enricher = {
-    enrich: async (coordinates) => (await call({ method: 'enrich', coordinates })) as EnrichmentResult,
+    enrich: async (coordinates) => {
+      const held = memo === null || coordinates.length === 0 ? null : fromMemo(memo, coordinates);
+      if (held !== null) {
+        reused += coordinates.length;
+        return held;
+      }
+      const answer = (await call({ method: 'enrich', coordinates })) as EnrichmentResult;
+      if (memo !== null) remember(memo, answer);
+      return answer;
+    },
   };
   // Registry requests of the ecosystems' resolvers go through the main thread's client (its
   // connections, its deadline); the budget clock stops while one is out.
@@ -83,7 +134,8 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
   };
   clock(port, true);
   try {
-    return { ok: true, result: await analyze(task.files, task.format, deps) };
+    const result = await analyze(task.files, task.format, deps);
+    return { ok: true, result, reused };
   } catch (error) {
     return { ok: false, error: toWire(error) };
   } finally {

@@ -265,6 +265,26 @@ describe('the Postgres metadata cache', () => {
     expect((await new PgMetadataCache(database.db, { memoryEntries: 0 }).getMany(['kept@1.0.0'])).size).toBe(0);
   });
 
+  it('lets an enrichment be reused until the first of its entries would go stale, and not when one failed', async () => {
+    const cache = new PgMetadataCache(database.db, { maxAgeMs: 60_000 });
+    await cache.setMany(new Map([['aged@1.0.0', meta('MIT')]]));
+    await database.db.execute(sql`UPDATE package_metadata SET fetched_at = now() - interval '50 seconds' WHERE coordinate = ${'aged@1.0.0'}`);
+    const client = { fetch: (name: string) => Promise.resolve(name === 'absent' ? null : meta('ISC')) };
+    const enricher = new RegistryEnricher(new Map([['npm', client]]), new PgMetadataCache(database.db, { maxAgeMs: 60_000 }));
+    const at = Date.now();
+    const both = await enricher.enrich([{ ecosystem: 'npm', name: 'aged', version: '1.0.0' }, { ecosystem: 'npm', name: 'new', version: '1.0.0' }], () => undefined, undefined);
+    // The entry read from Postgres has about 10 s left, the fetched one a full minute: the first decides.
+    expect(both.reusableUntil).toBeGreaterThan(at + 8_000);
+    expect(both.reusableUntil).toBeLessThan(at + 11_000);
+    const fresh = await enricher.enrich([{ ecosystem: 'npm', name: 'new', version: '1.0.0' }], () => undefined, undefined);
+    expect(fresh.reusableUntil).toBeGreaterThan(at + 55_000);
+    const withFailure = await enricher.enrich([{ ecosystem: 'npm', name: 'new', version: '1.0.0' }, { ecosystem: 'npm', name: 'absent', version: '1.0.0' }], () => undefined, undefined);
+    expect(withFailure.failed).toHaveLength(1);
+    expect(withFailure.reusableUntil).toBeUndefined();
+    // A cache that cannot tell (the CLI's disk log) makes nothing reusable.
+    expect((await new RegistryEnricher(new Map([['npm', client]]), null).enrich([{ ecosystem: 'npm', name: 'new', version: '1.0.0' }], () => undefined, undefined)).reusableUntil).toBeUndefined();
+  });
+
   it('forgets an entry from memory when its Postgres age runs out', async () => {
     const cache = new PgMetadataCache(database.db, { maxAgeMs: 60_000 });
     await cache.setMany(new Map([['brief@1.0.0', meta('MIT')]]));

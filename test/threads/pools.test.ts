@@ -47,6 +47,48 @@ describe('the analysis pool', () => {
     expect(result.counts.coordinates_done).toBe(asked.length);
   });
 
+  it('answers a lockfile seen again from the thread’s memo while the enricher allows, per enricher, and says so', async () => {
+    const pool = analysisPool();
+    /** An enricher whose answers may be reused until `until()` (none when it gives undefined); it fails `failing`. */
+    const enricher = (until: () => number | undefined, failing: ReadonlySet<string> = new Set()) => {
+      const made = {
+        calls: 0,
+        reusedCount: 0,
+        enrich: (coordinates: readonly Coordinate[]) => {
+          made.calls++;
+          const keys = coordinates.map((c) => coordinateKey(c.ecosystem, c.name, c.version));
+          const metadata = new Map(keys.filter((k) => !failing.has(k)).map((k) => [k, { ...EMPTY_METADATA, description: `described at call ${made.calls}` }]));
+          const reusableUntil = until();
+          return Promise.resolve({ metadata, failed: keys.filter((k) => failing.has(k)), ...(reusableUntil === undefined ? {} : { reusableUntil }) });
+        },
+        reused: (count: number) => void (made.reusedCount += count),
+      };
+      return made;
+    };
+    const run = (registry: ReturnType<typeof enricher>) => pool.analyze(SMALL_NPM(), 'cyclonedx', { registry, now: () => new Date(0) });
+
+    const lasting = enricher(() => Date.now() + 60_000);
+    const first = await run(lasting);
+    const second = await run(lasting);
+    expect(lasting.calls).toBe(1);
+    expect(second.counts.cached).toBe(second.counts.coordinates_total);
+    expect(lasting.reusedCount).toBe(second.counts.coordinates_total);
+    expect(second.document.replace(/urn:uuid:[0-9a-f-]+/, '')).toBe(first.document.replace(/urn:uuid:[0-9a-f-]+/, ''));
+    expect(second.document).toContain('described at call 1');
+
+    // Another enricher on the same thread has a memo of its own.
+    const other = enricher(() => Date.now() + 60_000);
+    expect((await run(other)).document).toContain('described at call 1');
+    expect(other.calls).toBe(1);
+
+    // Answers already stale, without a limit, or with a failure among them are not kept.
+    for (const refused of [enricher(() => Date.now() - 1), enricher(() => undefined), enricher(() => Date.now() + 60_000, new Set(['accepts@1.3.8']))]) {
+      await run(refused);
+      expect((await run(refused)).document).toContain('described at call 2');
+      expect(refused.reusedCount).toBe(0);
+    }
+  });
+
   it('ends a run over its heap limit as execution_failed naming the limit; the next run succeeds', async () => {
     const pool = analysisPool({ maxHeapMb: 64 });
     const failure = await pool.analyze([manyEntriesNpm(95_000)], 'cyclonedx', {}).then(
