@@ -135,6 +135,13 @@ export class JobStore {
     return row ? toSnapshot(row) : null;
   }
 
+  /** The unexpired jobs among `ids`, by id, whoever owns them (for callers that checked the owner before). */
+  async findMany(ids: readonly string[]): Promise<Map<string, JobSnapshot>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.select(snapshotColumns).from(lockfileJobs).where(and(inArray(lockfileJobs.id, [...ids]), notExpired));
+    return new Map(rows.map((row) => [row.id, toSnapshot(row)]));
+  }
+
   async get(id: string): Promise<JobSnapshot | null> {
     const [row] = await this.db.select(snapshotColumns).from(lockfileJobs).where(eq(lockfileJobs.id, id));
     return row ? toSnapshot(row) : null;

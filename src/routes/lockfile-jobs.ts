@@ -10,6 +10,7 @@ import { jobChannel, type EventHub } from '../jobs/events.js';
 import { JobStatusCache } from '../jobs/status-cache.js';
 import { enqueueSbomJob, type SbomQueue } from '../jobs/queues.js';
 import { isTerminal, JOB_PHASES, JOB_STATES, jobLocation, JOBS_PATH, type JobSnapshot } from '../jobs/snapshot.js';
+import { SnapshotReads } from '../jobs/snapshot-reads.js';
 import type { JobStore } from '../jobs/store.js';
 import { parseIdempotencyKey, requestHash } from '../jobs/submission.js';
 import type { Logger } from '../logger.js';
@@ -73,6 +74,7 @@ const IDEMPOTENCY_HEADER = new Set(['idempotency-key']);
 /** Submit, status, result and events of lockfile analysis jobs. */
 export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
   const { store, queue, hub, config, logger } = deps;
+  const rereads = new SnapshotReads((ids) => store.findMany(ids));
   const redisPrefix = config.redisPrefix;
   const outages = new OutageLog(logger);
   return async (app: App) => {
@@ -220,7 +222,8 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
         if (rereading || closed) return;
         rereading = true;
         try {
-          const current = await store.findForOwner(id, accountId);
+          // The owner was checked when the stream opened; the job's owner never changes.
+          const current = await rereads.read(id);
           if (current === null) close();
           else if (current.revision > lastRevision || isTerminal(current.state)) deliver(current);
           outages.recovered('event-streams');
