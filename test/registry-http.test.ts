@@ -144,6 +144,7 @@ describe('registry HTTP client', () => {
     const nowhere = registryHttp({ retries: 0 });
     try {
       await expect(nowhere.text(`http://127.0.0.1:${port}/doc`)).rejects.toEqual(new TransientAnalysisError('registry could not be reached'));
+      await expect(nowhere.text('not an address')).rejects.toEqual(new TransientAnalysisError('registry request failed'));
     } finally {
       await nowhere.close();
     }

@@ -107,7 +107,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     else this.succeed(this.chunks.length === 1 ? (this.chunks[0] as Buffer).toString('utf8') : Buffer.concat(this.chunks).toString('utf8'));
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
     if (this.settled) return;
     if (this.stopped !== null) return this.fail(this.stopped);
     const code = (error as { code?: unknown }).code;
@@ -157,13 +157,18 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
     // Loading undici (the first request only) is not the registry's time.
     const { dispatcher } = await connect();
     opts.signal?.throwIfAborted();
-    const target = new URL(url);
     const headers: Record<string, string> = { accept: opts.accept ?? 'application/json', 'user-agent': userAgent };
     if (opts.authorization !== undefined) headers['authorization'] = opts.authorization;
     return new Promise<string | null>((resolve, reject) => {
       const exchange = new Exchange(url, maxBytes, resolve, reject, opts.signal);
       exchange.deadline(timeoutMs);
-      dispatcher.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method: 'GET', headers }, exchange);
+      try {
+        const target = new URL(url);
+        dispatcher.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method: 'GET', headers }, exchange);
+      } catch (error) {
+        // An address undici refuses (or no address at all) fails like any other request that could not go out.
+        exchange.onResponseError(null, error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 
