@@ -86,15 +86,9 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.status = statusCode;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.size += chunk.length;
-    if (this.size > this.maxBytes) {
-      const tooLarge = new RegistryResponseError(413, this.url);
-      this.stopped = tooLarge;
-      controller.abort(tooLarge);
-      this.fail(tooLarge);
-      return;
-    }
+    if (this.size > this.maxBytes) return this.stop(new RegistryResponseError(413, this.url));
     // Only a document is kept; an error page is read to its end (the socket stays usable) and dropped.
     if (this.status >= 200 && this.status < 300) this.chunks.push(chunk);
   }

@@ -70,16 +70,18 @@ export function npmMetadataClient(options: NpmOptions | (() => Promise<NpmOption
    * is configured for a path below that address: then each URL is looked up (about 30 µs each,
    * 70 ms of a cold 2,300-package run when repeated for every package).
    */
-  const byRegistry = new Map<string, { authorization?: string } | undefined>();
+  /** Per registry: its credentials, or 'per-package' when one is configured below its address. */
+  const byRegistry = new Map<string, { readonly headers: { authorization?: string } | undefined } | 'per-package'>();
   const credentialsUnder = (registry: string, packageUrl: string, base: NpmOptions, getAuth: typeof GetAuth): { authorization?: string } | undefined => {
-    if (byRegistry.has(registry)) return byRegistry.get(registry);
-    const address = new URL(`${registry}/`);
-    const below = `//${address.host}${address.pathname}`;
-    const deeper = Object.keys(base).some((key) => key.startsWith(below) && key.length > below.length && !key.startsWith(':', below.length));
-    if (deeper) return credentials(packageUrl, base, getAuth);
-    const found = credentials(`${registry}/`, base, getAuth);
-    byRegistry.set(registry, found);
-    return found;
+    let known = byRegistry.get(registry);
+    if (known === undefined) {
+      const address = new URL(`${registry}/`);
+      const below = `//${address.host}${address.pathname}`;
+      const deeper = Object.keys(base).some((key) => key.startsWith(below) && key.length > below.length && !key.startsWith(':', below.length));
+      known = deeper ? 'per-package' : { headers: credentials(`${registry}/`, base, getAuth) };
+      byRegistry.set(registry, known);
+    }
+    return known === 'per-package' ? credentials(packageUrl, base, getAuth) : known.headers;
   };
   /** GET through `http`: the document, null when absent (404, 410, and 405 from registries without the endpoint). */
   const plainJson = async (http: RegistryHttp, url: string, headers: { authorization?: string }, signal: AbortSignal | undefined): Promise<unknown> => {
