@@ -145,19 +145,22 @@ export class Metrics implements JobObserver {
     return {
       getMany: async (keys) => {
         const found = await cache.getMany(keys);
-        this.hits += found.size;
-        this.misses += keys.length - found.size;
-        this.cacheLookups.inc({ result: 'hit' }, found.size);
-        this.cacheLookups.inc({ result: 'miss' }, keys.length - found.size);
+        this.countLookups(found.size, keys.length - found.size);
         return found;
       },
       setMany: (entries) => cache.setMany(entries),
       ...(cache.freshUntil ? { freshUntil: cache.freshUntil.bind(cache) } : {}),
       reused: (count) => {
-        this.hits += count;
-        this.cacheLookups.inc({ result: 'hit' }, count);
+        this.countLookups(count, 0);
         cache.reused?.(count);
       },
     };
+  }
+
+  private countLookups(hits: number, misses: number): void {
+    this.hits += hits;
+    this.misses += misses;
+    this.cacheLookups.inc({ result: 'hit' }, hits);
+    this.cacheLookups.inc({ result: 'miss' }, misses);
   }
 }

@@ -94,10 +94,10 @@ export class RegistryEnricher implements Enricher {
 
   /** When the first of these entries goes stale in the cache, if every coordinate has one there. */
   private reusable(metadata: ReadonlyMap<string, PackageMetadata>, complete: boolean): { reusableUntil?: number } {
-    const freshUntil = this.cache?.freshUntil?.bind(this.cache);
-    if (!complete || freshUntil === undefined || metadata.size === 0) return {};
+    const cache = this.cache;
+    if (!complete || cache?.freshUntil === undefined || metadata.size === 0) return {};
     let until = Number.POSITIVE_INFINITY;
-    for (const key of metadata.keys()) until = Math.min(until, freshUntil(key));
+    for (const key of metadata.keys()) until = Math.min(until, cache.freshUntil(key));
     return until > Date.now() && Number.isFinite(until) ? { reusableUntil: until } : {};
   }
 }
