@@ -12,45 +12,34 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
-import { freePort, LogWatcher } from '../test/helpers/cli.js';
-import { anyPackage, startFixtureRegistry } from '../test/helpers/registry.js';
-import { BENCH_RATE_LIMIT, benchDatabase, benchToken, clearRedisPrefix, benchLockfile, cpuByRole, cpuPerUnit, stopProcesses, supervise, ms, percentile } from './helpers.js';
+import { LogWatcher } from '../test/helpers/cli.js';
+import { BENCH_REDIS_URL, benchService, clearRedisPrefix, benchLockfile, cpuByRole, cpuPerUnit, stopProcesses, supervise, ms, percentile } from './helpers.js';
 
 const JOBS = 1000;
 const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 200);
 const WORKERS = 2;
 const CONCURRENCY = Number(process.env['BENCH_WORKER_CONCURRENCY'] ?? 8);
-const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const prefix = `pkgscope-bench-${process.pid}`;
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 
-function processEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...process.env, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', ...BENCH_RATE_LIMIT, ...extra };
-}
-
 async function main(): Promise<void> {
-  const databaseUrl = await benchDatabase('pkgscope_bench_jobs');
-  const token = await benchToken(databaseUrl);
-  const registry = await startFixtureRegistry({ fallback: anyPackage });
-  const port = await freePort();
-  const common = { DATABASE_URL: databaseUrl, npm_config_registry: `${registry.url}/`, WORKER_CONCURRENCY: String(CONCURRENCY) };
+  const { token, registry, base, prefix, env } = await benchService('jobs', { WORKER_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'info' });
   const children: ChildProcess[] = [];
-  const start = (args: string[], env: Record<string, string>): ChildProcess => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: processEnv({ ...common, ...env }), stdio: ['ignore', 'pipe', 'inherit'] });
+  const start = (args: string[]): ChildProcess => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(supervise(child, args[0] ?? 'child'));
     return child;
   };
-  const api = start(['api'], { PORT: String(port), LOG_LEVEL: 'info' });
+  const api = start(['api']);
   await new LogWatcher(api).waitFor((l) => String(l['msg']).startsWith('Server listening'));
   for (let i = 0; i < WORKERS; i++) {
-    const worker = start(['worker'], { LOG_LEVEL: 'info' });
+    const worker = start(['worker']);
     await new LogWatcher(worker).waitFor((l) => l['msg'] === 'worker started');
   }
 
   // Completion is observed on the job event channels: one pattern subscription for all jobs.
   const done = new Map<string, number>();
   const waiting = new Map<string, () => void>();
-  const subscriber = new Redis(REDIS_URL);
+  const subscriber = new Redis(BENCH_REDIS_URL);
   await subscriber.psubscribe(`${prefix}:job-events:*`);
   subscriber.on('pmessage', (_pattern: string, _channel: string, message: string) => {
     const snapshot = JSON.parse(message) as JobSnapshot;
@@ -64,7 +53,7 @@ async function main(): Promise<void> {
   const body = JSON.stringify({ format: 'cyclonedx', files: [{ path: 'package-lock.json', content: benchLockfile(50) }] });
   const submit = async (): Promise<{ id: string; at: number; finished: Promise<number> }> => {
     const at = performance.now();
-    const res = await request(`http://127.0.0.1:${port}/v1/experimental/lockfile-jobs`, {
+    const res = await request(`${base}/v1/experimental/lockfile-jobs`, {
       method: 'POST',
       dispatcher,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -123,7 +112,7 @@ async function main(): Promise<void> {
   await report('offered at 50 jobs/s', paced, began);
 
   // The queue's own ceiling: no-op jobs, same Redis, same number of processes and concurrency.
-  const noopConnection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const noopConnection = new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: null });
   const noopQueue = new Queue('bench-noop', { connection: noopConnection, prefix });
   const noopWorkers = Array.from({ length: WORKERS }, () =>
     spawn(
@@ -132,7 +121,7 @@ async function main(): Promise<void> {
         '--input-type=module',
         '-e',
         `import { Worker } from 'bullmq'; import { Redis } from 'ioredis';
-         const w = new Worker('bench-noop', async () => undefined, { connection: new Redis(${JSON.stringify(REDIS_URL)}, { maxRetriesPerRequest: null }), prefix: ${JSON.stringify(prefix)}, concurrency: ${CONCURRENCY} });
+         const w = new Worker('bench-noop', async () => undefined, { connection: new Redis(${JSON.stringify(BENCH_REDIS_URL)}, { maxRetriesPerRequest: null }), prefix: ${JSON.stringify(prefix)}, concurrency: ${CONCURRENCY} });
          await w.waitUntilReady(); console.log('ready'); process.on('SIGTERM', async () => { await w.close(); process.exit(0); });`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'], cwd: fileURLToPath(new URL('..', import.meta.url)) },
@@ -160,7 +149,7 @@ async function main(): Promise<void> {
   await dispatcher.close();
   await stopProcesses(children);
   await registry.close();
-  await clearRedisPrefix(REDIS_URL, prefix);
+  await clearRedisPrefix(BENCH_REDIS_URL, prefix);
 }
 
 await main();
