@@ -3,6 +3,15 @@ import { registryHttp } from '../../src/registry/http.js';
 import type { RegistryEndpoint } from '../../src/sbom/ecosystems/types.js';
 
 /**
+ * A registry HTTP client for a test's own fixture server, without retries. Its deadline is short
+ * only where the server is made never to answer: a request that should succeed keeps 5 s, as a
+ * deadline of 300 ms on every request failed now and then when the suite loaded the machine.
+ */
+export function fixtureHttp(hangs: boolean): ReturnType<typeof registryHttp> {
+  return registryHttp({ timeoutMs: hangs ? 300 : 5_000, retries: 0, userAgent: 'pkgscope-test (fixture)' });
+}
+
+/**
  * Starts fixture registries (any of the `start*Registry` servers) with a registry HTTP client
  * pointed at each (no retries: failure tests want the failure at once); everything started is
  * closed after each test.

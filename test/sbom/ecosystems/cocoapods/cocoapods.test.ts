@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as CDX from '@cyclonedx/cyclonedx-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { registryHttp } from '../../../../src/registry/http.js';
+import { fixtureHttp } from '../../../helpers/registry-fixture.js';
 import { analyze } from '../../../../src/sbom/analyze.js';
 import { cocoapodsEcosystem } from '../../../../src/sbom/ecosystems/cocoapods/index.js';
 import { readPodfile } from '../../../../src/sbom/ecosystems/cocoapods/podfile.js';
@@ -108,7 +108,7 @@ async function cdn(mode: 'ok' | '500' | 'hang' | 'malformed') {
   });
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  const http = registryHttp({ timeoutMs: 300, retries: 0 });
+  const http = fixtureHttp(mode === 'hang');
   open.push(http, { close: async () => { server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)); } });
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, http };
 }

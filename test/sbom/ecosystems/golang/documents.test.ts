@@ -4,7 +4,7 @@ import { analyze } from '../../../../src/sbom/analyze.js';
 import { offlineEcosystems } from '../../../../src/sbom/ecosystems/index.js';
 import { golangEcosystem } from '../../../../src/sbom/ecosystems/golang/index.js';
 import { RegistryEnricher } from '../../../../src/sbom/enrich.js';
-import { registryHttp } from '../../../../src/registry/http.js';
+import { fixtureHttp } from '../../../helpers/registry-fixture.js';
 import type { MetadataClient } from '../../../../src/sbom/enrich-types.js';
 import { spdxProblems } from '../../../../src/sbom/validate/spdx.js';
 import { AnalysisError, type InputFile } from '../../../../src/sbom/types.js';
@@ -108,7 +108,7 @@ describe('an upload whose only go.mod cannot be read', () => {
 describe('enrichment from a Go module proxy', () => {
   async function analyzeWith(options: GoProxyOptions) {
     const proxy = await startGoProxy(options);
-    const http = registryHttp({ timeoutMs: 300, retries: 0 });
+    const http = fixtureHttp(options.hang === true);
     open.push(http, proxy);
     const go = golangEcosystem({ base: proxy.url, http });
     const registry = new RegistryEnricher(new Map<string, MetadataClient>([['golang', go.metadata!]]), null);
