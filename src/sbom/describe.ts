@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import spdxCorrect from 'spdx-correct';
 import parseSpdx from 'spdx-expression-parse';
 
@@ -27,12 +28,28 @@ function tryExpression(text: string): string | null {
 }
 
 /**
+ * Licenses normalised before, by their declared text: a lockfile declares a handful of distinct
+ * licenses over all its packages (MIT on most), and parsing each package's declaration again was
+ * about 4 % of a small analysis. Answers are immutable, so they are shared.
+ */
+const normalized = new LRUCache<string, NormalizedLicense>({ max: 2_000 });
+
+/**
  * A declared license as a valid SPDX expression (corrected where spdx-correct knows the intent,
  * e.g. "Apache 2.0" → Apache-2.0), or else kept verbatim as a named license.
  */
 export function normalizeLicense(raw: string | null | undefined): NormalizedLicense | null {
   const text = raw?.trim();
   if (text === undefined || text === '') return null;
+  let license = normalized.get(text);
+  if (license === undefined) {
+    license = normalizeText(text);
+    normalized.set(text, license);
+  }
+  return license;
+}
+
+function normalizeText(text: string): NormalizedLicense {
   // npm's own words, never to be "corrected": UNLICENSED means proprietary (not the Unlicense).
   if (/^UNLICENSED$/i.test(text) || /^SEE LICEN[CS]E IN /i.test(text)) return { kind: 'named', name: text };
   const direct = tryExpression(text);

@@ -154,6 +154,14 @@ describe('licenses', () => {
     expect(normalizeLicense(null)).toBeNull();
   });
 
+  it('normalises each declared text once and answers it again from memory', () => {
+    const first = normalizeLicense('Apache 2.0 or MIT');
+    expect(first).toEqual({ kind: 'expression', expression: 'Apache-2.0 OR MIT' });
+    // The same answer, not a new one: the text was not parsed (or corrected) again.
+    expect(normalizeLicense('  Apache 2.0 or MIT ')).toBe(first);
+    expect(normalizeLicense('Apache 2.0 OR MIT')).not.toBe(first);
+  });
+
   it('writes them into both documents validly', async () => {
     const files = withLicenses({
       plain: 'MIT',
