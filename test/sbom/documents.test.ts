@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/sbom/analyze.js';
 import { integrityChecksums, normalizeLicense } from '../../src/sbom/describe.js';
+import { withLinearHashCheck } from '../../src/sbom/render/cyclonedx.js';
 import { spdxProblems, validateSpdx } from '../../src/sbom/validate/spdx.js';
 import type { InputFile, OutputFormat } from '../../src/sbom/types.js';
 import { upload } from '../helpers/fixtures.js';
@@ -213,6 +214,23 @@ describe('hashes', () => {
     for (const c of berry['components'] as CdxComponent[]) expect(c.hashes ?? []).toEqual([]);
     const berryPad = (berry['components'] as CdxComponent[]).find((c) => c.name === 'left-pad')!;
     expect(berryPad.properties?.some((p) => p.name === 'service:yarn-checksum')).toBe(false);
+  });
+});
+
+describe('the CycloneDX specification the renderer normalises with', () => {
+  it('answers as the library\'s 1.7 does, hash digits included', () => {
+    const library = CDX.Spec.Spec1dot7;
+    const ours = withLinearHashCheck(library);
+    const digests = ['ab'.repeat(16), 'AB'.repeat(20), '0f'.repeat(32), 'e'.repeat(96), '12'.repeat(64), 'ab'.repeat(17), 'g'.repeat(32), '', `${'a'.repeat(128)}\n`, 'a'.repeat(129)];
+    for (const digest of digests) expect([digest, ours.supportsHashValue(digest)]).toEqual([digest, library.supportsHashValue(digest)]);
+    expect(ours.supportsHashValue(42)).toBe(false);
+    expect(ours.version).toBe(library.version);
+    expect(ours.supportsDependencyGraph).toBe(library.supportsDependencyGraph);
+    for (const algorithm of [...Object.values(CDX.Enums.HashAlgorithm), 'MD4']) expect(ours.supportsHashAlgorithm(algorithm)).toBe(library.supportsHashAlgorithm(algorithm));
+    for (const type of [...Object.values(CDX.Enums.ExternalReferenceType), 'nonsense']) {
+      expect(ours.supportsExternalReferenceType(type)).toBe(library.supportsExternalReferenceType(type));
+    }
+    expect(ours.supportsProperties(new CDX.Models.NamedLicense('x'))).toBe(library.supportsProperties(new CDX.Models.NamedLicense('x')));
   });
 });
 

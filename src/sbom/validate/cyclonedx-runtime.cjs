@@ -121,7 +121,12 @@ const HASH_LENGTHS = new Set([32, 40, 64, 96, 128]);
  */
 function regExp(pattern, flags) {
   if (pattern !== HASH_CONTENT) return new RegExp(pattern, flags);
-  return { test: (text) => HASH_LENGTHS.has(text.length) && HEX.test(text), toString: () => `/${pattern}/${flags}` };
+  return { test: isHashContent, toString: () => `/${pattern}/${flags}` };
+}
+
+/** Whether a text meets the schema's `hash-content` pattern: hex digits, of one of five lengths. */
+function isHashContent(text) {
+  return HASH_LENGTHS.has(text.length) && HEX.test(text);
 }
 
 /**
@@ -130,4 +135,4 @@ function regExp(pattern, flags) {
  */
 const formats = { ...fullFormats, 'idn-email': idnEmail, 'iri-reference': true };
 
-module.exports = { allUnique, formats, regExp, ucs2length };
+module.exports = { allUnique, formats, isHashContent, regExp, ucs2length };
