@@ -39,7 +39,8 @@ interface Entry {
  * Job status polls answered from memory. A client polling a running job every 20 ms would cost
  * a Postgres read per poll; here the first poll of a job subscribes to the job's event channel
  * (confirmed by Redis), then reads Postgres, and later polls get that snapshot as the published
- * snapshots keep it current (a newer revision replaces it). Publishing is best effort (a worker
+ * snapshots keep it current (a newer revision replaces it). A job submitted through this process
+ * is kept from its submission (`track`), its first poll included. Publishing is best effort (a worker
  * can die between its commit and its publish), so Postgres is read again whenever the last read
  * is older than `freshMs`: a lost message delays what a poll sees by at most that long, and
  * every other change reaches the poll as soon as it reaches this process's event streams.
@@ -76,6 +77,23 @@ export class JobStatusCache {
     const { snapshot } = entry;
     if (entry.owned && snapshot !== null && now - entry.readAt < this.options.freshMs && Date.parse(snapshot.expires_at) > now) return snapshot;
     return this.reload(entry, read);
+  }
+
+  /**
+   * Keeps the snapshot of a job this process just created for its owner, so that even the first
+   * poll needs no Postgres read (a client submitting and then polling costs Postgres nothing
+   * but the insert). Resolves once Redis confirmed the job's channel: the caller queues the job
+   * only then, so every snapshot published for it reaches the entry. Without a confirmation (the
+   * cache off or full, Redis away) nothing is kept, and polls read Postgres as before.
+   */
+  async track(snapshot: JobSnapshot, accountId: string): Promise<void> {
+    if (this.options.freshMs === 0 || this.entries.has(snapshot.id) || this.entries.size >= this.maxJobs) return;
+    const trackedAt = this.now();
+    const entry = this.join(snapshot.id, accountId);
+    if (!(await entry.subscribed)) return;
+    if (entry.snapshot === null || snapshot.revision >= entry.snapshot.revision) entry.snapshot = snapshot;
+    entry.owned = true;
+    entry.readAt = trackedAt;
   }
 
   /** Number of jobs whose status is kept. */

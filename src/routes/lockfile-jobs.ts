@@ -125,6 +125,8 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
         }
         const snapshot = outcome.snapshot;
         if (outcome.kind === 'created') {
+          // Before the job is queued, so that nothing can be published for it unheard.
+          await statuses.track(snapshot, accountOf(request));
           try {
             await enqueueSbomJob(queue, snapshot.id, config.jobMaxAttempts);
           } catch (error) {

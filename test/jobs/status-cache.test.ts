@@ -54,6 +54,17 @@ describe('job status polls through the API', () => {
     expect((await poll(job.id)).snapshot.revision).toBe(moved.revision);
   });
 
+  it('answer a job submitted through this process from memory from its first poll', async () => {
+    const job = await submitJob(h, token);
+    // Postgres moves on quietly: a first poll that read Postgres would see it.
+    const moved = await advanceQuietly(job.id);
+    expect((await poll(job.id)).snapshot).toMatchObject({ state: 'queued', revision: job.revision });
+    await publish(moved);
+    expect((await poll(job.id)).snapshot).toMatchObject({ state: 'running', revision: moved.revision });
+    // Another account is still answered by Postgres alone.
+    expect((await poll(job.id, await h.token('another-poller'))).status).toBe(404);
+  });
+
   it('never answers another account from memory', async () => {
     const job = await submitJob(h, token);
     expect((await poll(job.id)).status).toBe(200);
@@ -128,6 +139,27 @@ describe('JobStatusCache', () => {
     expect(h.services.hub.channelCount).toBe(channels);
   });
 
+  it('keeps a tracked snapshot for its owner once Redis confirmed its channel, never going back a revision', async () => {
+    const cache = new JobStatusCache({ hub: h.services.hub, prefix: h.config.redisPrefix, logger, freshMs: 60_000 });
+    const id = randomUUID();
+    let reads = 0;
+    const read = (): Promise<JobSnapshot> => Promise.resolve((reads++, snapshot(id, 9)));
+    const channels = h.services.hub.channelCount;
+    await cache.track(snapshot(id, 3), 'a');
+    expect(h.services.hub.channelCount).toBe(channels + 1);
+    expect((await cache.get(id, 'a', read))?.revision).toBe(3);
+    expect(reads).toBe(0);
+    // Tracking again (a replayed submission) changes nothing; another account reads Postgres.
+    await cache.track(snapshot(id, 1), 'a');
+    expect((await cache.get(id, 'a', read))?.revision).toBe(3);
+    expect((await cache.get(id, 'b', read))?.revision).toBe(9);
+    expect(reads).toBe(1);
+    cache.close();
+    const off = new JobStatusCache({ hub: h.services.hub, prefix: h.config.redisPrefix, logger, freshMs: 0 });
+    await off.track(snapshot(id, 3), 'a');
+    expect(off.size).toBe(0);
+  });
+
   it('reads Postgres on every poll while Redis cannot confirm subscriptions', async () => {
     const down = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null });
     down.on('error', () => undefined);
@@ -136,6 +168,8 @@ describe('JobStatusCache', () => {
     const cache = new JobStatusCache({ hub, prefix: 'x', logger, freshMs: 60_000 });
     const id = randomUUID();
     let reads = 0;
+    await cache.track(snapshot(id, 1), 'a');
+    expect(cache.size).toBe(0);
     for (let i = 0; i < 3; i++) expect((await cache.get(id, 'a', () => Promise.resolve((reads++, snapshot(id, 1)))))?.revision).toBe(1);
     expect(reads).toBe(3);
     expect(cache.size).toBe(0);
