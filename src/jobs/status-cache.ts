@@ -16,6 +16,8 @@ export interface StatusCacheOptions {
   readonly idleMs?: number;
   /** Jobs kept at most; beyond, polls read Postgres as without the cache. */
   readonly maxJobs?: number;
+  /** How long an account that polled is expected to poll its next jobs too (see `track`). */
+  readonly pollerMemoryMs?: number;
   readonly now?: () => number;
 }
 
@@ -40,7 +42,7 @@ interface Entry {
  * a Postgres read per poll; here the first poll of a job subscribes to the job's event channel
  * (confirmed by Redis), then reads Postgres, and later polls get that snapshot as the published
  * snapshots keep it current (a newer revision replaces it). A job submitted through this process
- * is kept from its submission (`track`), its first poll included. Publishing is best effort (a worker
+ * by an account that polls here is kept from its submission (`track`), its first poll included. Publishing is best effort (a worker
  * can die between its commit and its publish), so Postgres is read again whenever the last read
  * is older than `freshMs`: a lost message delays what a poll sees by at most that long, and
  * every other change reaches the poll as soon as it reaches this process's event streams.
@@ -52,8 +54,11 @@ interface Entry {
  */
 export class JobStatusCache {
   private readonly entries = new Map<string, Entry>();
+  /** When each account last polled through this process, oldest first (at most `maxJobs` accounts). */
+  private readonly pollers = new Map<string, number>();
   private readonly idleMs: number;
   private readonly maxJobs: number;
+  private readonly pollerMemoryMs: number;
   private readonly now: () => number;
   private sweeper: NodeJS.Timeout | null = null;
 
@@ -61,11 +66,15 @@ export class JobStatusCache {
     this.idleMs = options.idleMs ?? 10_000;
     this.maxJobs = options.maxJobs ?? 10_000;
     this.now = options.now ?? Date.now;
+    this.pollerMemoryMs = options.pollerMemoryMs ?? 60_000;
   }
 
   /** The job's current snapshot for its owner; `read` is the Postgres read (null: not found). */
   async get(id: string, accountId: string, read: () => Promise<JobSnapshot | null>): Promise<JobSnapshot | null> {
     if (this.options.freshMs === 0) return read();
+    this.pollers.delete(accountId);
+    this.pollers.set(accountId, this.now());
+    if (this.pollers.size > this.maxJobs) this.pollers.delete(this.pollers.keys().next().value ?? accountId);
     let entry = this.entries.get(id);
     if (entry === undefined) {
       if (this.entries.size >= this.maxJobs) return read();
@@ -82,12 +91,17 @@ export class JobStatusCache {
   /**
    * Keeps the snapshot of a job this process just created for its owner, so that even the first
    * poll needs no Postgres read (a client submitting and then polling costs Postgres nothing
-   * but the insert). Resolves once Redis confirmed the job's channel: the caller queues the job
-   * only then, so every snapshot published for it reaches the entry. Without a confirmation (the
-   * cache off or full, Redis away) nothing is kept, and polls read Postgres as before.
+   * but the insert). Only an account that polled through this process within `pollerMemoryMs`
+   * is expected to poll again: the jobs of one that follows its jobs otherwise (event streams,
+   * another API process) are not tracked, and cost no subscription. Resolves once Redis
+   * confirmed the job's channel: the caller queues the job only then, so every snapshot
+   * published for it reaches the entry. Without a confirmation (the cache off or full, Redis
+   * away) nothing is kept, and polls read Postgres as before.
    */
   async track(snapshot: JobSnapshot, accountId: string): Promise<void> {
     if (this.options.freshMs === 0 || this.entries.has(snapshot.id) || this.entries.size >= this.maxJobs) return;
+    const polledAt = this.pollers.get(accountId);
+    if (polledAt === undefined || this.now() - polledAt > this.pollerMemoryMs) return;
     const trackedAt = this.now();
     const entry = this.join(snapshot.id, accountId);
     if (!(await entry.subscribed)) return;

@@ -54,7 +54,8 @@ describe('job status polls through the API', () => {
     expect((await poll(job.id)).snapshot.revision).toBe(moved.revision);
   });
 
-  it('answer a job submitted through this process from memory from its first poll', async () => {
+  it('answer a job submitted through this process from memory from its first poll, once its account polls here', async () => {
+    expect((await poll(randomUUID())).status).toBe(404);
     const job = await submitJob(h, token);
     // Postgres moves on quietly: a first poll that read Postgres would see it.
     const moved = await advanceQuietly(job.id);
@@ -144,6 +145,10 @@ describe('JobStatusCache', () => {
     const id = randomUUID();
     let reads = 0;
     const read = (): Promise<JobSnapshot> => Promise.resolve((reads++, snapshot(id, 9)));
+    // An account that never polled here is not expected to: its job is not tracked.
+    await cache.track(snapshot(id, 3), 'a');
+    expect(cache.size).toBe(0);
+    await cache.get(randomUUID(), 'a', () => Promise.resolve(null));
     const channels = h.services.hub.channelCount;
     await cache.track(snapshot(id, 3), 'a');
     expect(h.services.hub.channelCount).toBe(channels + 1);
@@ -155,6 +160,16 @@ describe('JobStatusCache', () => {
     expect((await cache.get(id, 'b', read))?.revision).toBe(9);
     expect(reads).toBe(1);
     cache.close();
+    // Nor is the job of an account whose last poll is older than pollerMemoryMs.
+    let now = Date.now();
+    const forgetful = new JobStatusCache({ hub: h.services.hub, prefix: h.config.redisPrefix, logger, freshMs: 60_000, pollerMemoryMs: 1_000, now: () => now });
+    await forgetful.get(randomUUID(), 'a', () => Promise.resolve(null));
+    now += 1_001;
+    const untracked = randomUUID();
+    await forgetful.track(snapshot(untracked, 1), 'a');
+    expect((await forgetful.get(untracked, 'a', () => Promise.resolve((reads++, snapshot(untracked, 2)))))?.revision).toBe(2);
+    expect(reads).toBe(2);
+    forgetful.close();
     const off = new JobStatusCache({ hub: h.services.hub, prefix: h.config.redisPrefix, logger, freshMs: 0 });
     await off.track(snapshot(id, 3), 'a');
     expect(off.size).toBe(0);
