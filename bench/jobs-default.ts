@@ -6,7 +6,8 @@
  * latency percentiles, and Postgres transactions and Redis commands per job (the service's
  * round trips, read from pg_stat_database and Redis' INFO commandstats), and the CPU each process
  * spent per job. The defaults are npm start's, log level included (its lines are discarded), but
- * for the rate limit, raised out of reach. Each measured run (1,000 jobs) follows 400 unmeasured jobs of warm-up.
+ * for the rate limit, raised out of reach. Each measured run (1,000 jobs) follows unmeasured jobs of warm-up,
+ * 200 per analysis thread of its worker processes (see warmupJobs).
  * BENCH_JOBS, BENCH_WARMUP, BENCH_CLIENTS, BENCH_POLL_MS and BENCH_LOG_LEVEL change the run.
  * Then one large job (the lockfile of bench:sbom) submitted twice, cold and warm.
  * Targets: >= 100 jobs/s with the defaults, >= 200 jobs/s with two worker processes; the large
@@ -20,10 +21,11 @@ import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { LogWatcher } from '../test/helpers/cli.js';
-import { BENCH_REDIS_URL, benchService, cpuByRole, cpuPerUnit, clearRedisPrefix, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp } from './helpers.js';
+import { BENCH_REDIS_URL, benchService, cpuByRole, cpuPerUnit, clearRedisPrefix, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp, warmupJobs } from './helpers.js';
 
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 1000);
-const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 400);
+/** Unmeasured jobs before each measured run; by default 200 per analysis thread of the run's worker processes. */
+const WARMUP = process.env['BENCH_WARMUP'] === undefined ? null : Number(process.env['BENCH_WARMUP']);
 const CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 20);
 const POLL_MS = Number(process.env['BENCH_POLL_MS'] ?? 20);
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
@@ -94,11 +96,11 @@ async function jobs(count: number): Promise<number[]> {
   return latencies;
 }
 
-async function run(label: string): Promise<number> {
+async function run(label: string, workers: number): Promise<number> {
   // Warm-up, not measured: the metadata cache filled, each process's pipeline loaded, and the
   // analysis optimised by V8 on every thread (a fresh thread runs a job several times slower), so
   // the figures are the sustained rate.
-  await jobs(WARMUP);
+  await jobs(WARMUP ?? warmupJobs(workers));
   const [pg0, redis0] = [await transactions(), await redisCommands()];
   const cpu0 = cpuByRole();
   const began = performance.now();
@@ -119,7 +121,7 @@ async function run(label: string): Promise<number> {
   return rate;
 }
 
-await run('npm start defaults (1 API, 1 worker)');
+await run('npm start defaults (1 API, 1 worker)', 1);
 
 // One large job: the ~2,700-entry lockfile of bench:sbom, submit→succeeded, the second run warm.
 const large = JSON.stringify({
@@ -142,7 +144,7 @@ for (const label of ['cold cache', 'warm cache']) {
 const extra = supervise(spawn(process.execPath, [CLI, 'worker'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] }), 'second worker');
 children.push(extra);
 await new LogWatcher(extra).waitFor((l) => l['msg'] === 'worker started');
-await run('npm start defaults and a second worker process');
+await run('npm start defaults and a second worker process', 2);
 
 await dispatcher.close();
 await admin.end();

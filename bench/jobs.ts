@@ -13,11 +13,11 @@ import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { LogWatcher } from '../test/helpers/cli.js';
-import { BENCH_REDIS_URL, benchService, clearRedisPrefix, benchLockfile, cpuByRole, cpuPerUnit, stopProcesses, supervise, ms, percentile } from './helpers.js';
+import { BENCH_REDIS_URL, benchService, clearRedisPrefix, benchLockfile, cpuByRole, cpuPerUnit, stopProcesses, supervise, ms, percentile, warmupJobs } from './helpers.js';
 
 const JOBS = 1000;
-const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 200);
 const WORKERS = 2;
+const WARMUP = Number(process.env['BENCH_WARMUP'] ?? warmupJobs(WORKERS));
 const CONCURRENCY = Number(process.env['BENCH_WORKER_CONCURRENCY'] ?? 8);
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 
@@ -79,9 +79,9 @@ async function main(): Promise<void> {
     return (jobs.length / wall) * 1000;
   };
 
-  // Warm-up, not measured: the first jobs fill the metadata cache, and a few hundred let V8
-  // optimise the analysis on every thread of both workers (a fresh thread runs a job several times
-  // slower), so the figures below are the sustained rate.
+  // Warm-up, not measured: the first jobs fill the metadata cache, and 200 per analysis thread let
+  // V8 optimise the analysis on every thread of both workers (see warmupJobs), so the figures
+  // below are the sustained rate.
   for (let sent = 0; sent < WARMUP; sent += 32) await Promise.all(Array.from({ length: Math.min(32, WARMUP - sent) }, async () => (await submit()).finished));
 
   let began = performance.now();

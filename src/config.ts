@@ -16,7 +16,7 @@ export { redactUrl };
  * and registries, not computing).
  */
 const CORES = Math.max(1, availableParallelism());
-const DEFAULT_ANALYSIS_THREADS = Math.min(64, Math.max(2, CORES));
+export const DEFAULT_ANALYSIS_THREADS = Math.min(64, Math.max(2, CORES));
 
 /**
  * Registry requests in flight per service process: a fleet's workers share one registry. The CLI,
