@@ -257,7 +257,10 @@ describe('idempotency', () => {
 
 describe('status, result and not-found', () => {
   it('answers missing, malformed, expired and other-owner jobs with the same 404', async () => {
-    const job = (await submit({ format: 'text', files: SMALL_NPM() })).json<JobSnapshot>();
+    // An account that never polled through this API: its job is not kept in the status cache,
+    // so its first poll after the expiry below reads Postgres.
+    const owner = await h.token('expiring-owner');
+    const job = (await submit({ format: 'text', files: SMALL_NPM() }, {}, owner)).json<JobSnapshot>();
     const stranger = await h.token('stranger');
     const strip = (body: string) => {
       const parsed = JSON.parse(body) as Record<string, unknown>;
@@ -278,7 +281,7 @@ describe('status, result and not-found', () => {
     }
     await h.database.db.execute(sql`UPDATE lockfile_jobs SET expires_at = now() - interval '1 second' WHERE id = ${job.id}`);
     for (const suffix of ['', '/result', '/events']) {
-      const expired = await get(`${JOBS}/${job.id}${suffix}`);
+      const expired = await get(`${JOBS}/${job.id}${suffix}`, owner);
       expect(expired.statusCode).toBe(404);
       expect(strip(expired.body)).toEqual(strip((await get(`${JOBS}/${missingId}${suffix}`)).body));
     }
