@@ -107,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const loggerInstance: FastifyBaseLogger = deps.logger;
   const app: App = Fastify({
     loggerInstance,
-    logController: new RequestLogController(),
+    logController: new RequestLogController(deps.logger),
     genReqId: safeRequestIds(deps.newRequestId ?? randomUUID),
     requestIdHeader: false,
     bodyLimit: DEFAULT_BODY_LIMIT,

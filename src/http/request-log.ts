@@ -1,10 +1,24 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from '../logger.js';
 
 /**
  * One log line per request, written when it completes, carrying the request id, the account,
  * the session and the client attribution. Incoming-request lines are not written.
  */
 export class RequestLogController extends LogController {
+  /**
+   * The completed line's fields are those below and no others, none of them a credential or a
+   * file's content: it skips the redaction every other line goes through, whose wildcard paths
+   * cost about a tenth of a status poll's CPU. Made once: a child logger with its own redaction
+   * compiles it when made.
+   */
+  private readonly completed: Logger | null;
+
+  constructor(logger?: Logger) {
+    super();
+    this.completed = logger?.child({}, { redact: [] }) ?? null;
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -24,6 +38,7 @@ export class RequestLogController extends LogController {
       },
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    else if (this.completed === null) reply.log.info(line, 'request completed');
+    else this.completed.info({ reqId: request.id, ...line }, 'request completed');
   }
 }
