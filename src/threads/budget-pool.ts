@@ -116,6 +116,13 @@ export class BudgetPool<Task extends object, Result> {
       maxThreads: options.maxThreads,
       maxQueue: options.maxQueue + options.maxThreads,
       idleTimeout: 30_000,
+      // A thread waits for its next task with Atomics.waitAsync, its event loop running: with
+      // piscina's default (a blocking Atomics.wait), a thread kept busy by runs that await nothing
+      // but promises (a lockfile its memo answers) never turned its loop, so it never finished
+      // closing each run's port, and the port's listener kept the run's task and its files: the
+      // heap grew by each upload (19 KB per run of an 83-entry lockfile) until the heap limit
+      // failed a run.
+      atomics: 'async',
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
     });
   }

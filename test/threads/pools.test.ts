@@ -3,11 +3,12 @@ import type { Coordinate } from '../../src/sbom/enrich-types.js';
 import { EMPTY_METADATA, coordinateKey } from '../../src/sbom/metadata.js';
 import { LimitExceededError, TransientAnalysisError, type AnalysisPhase } from '../../src/sbom/types.js';
 import { createAnalysisPool, type AnalysisPool } from '../../src/threads/analysis-pool.js';
+import { BudgetPool } from '../../src/threads/budget-pool.js';
 import { createPagePool, PageTooHeavy, type PagePool } from '../../src/threads/page-pool.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
 import { manyEntriesNpm } from '../helpers/hostile-inputs.js';
 
-const open: (AnalysisPool | PagePool)[] = [];
+const open: { close(): Promise<void> }[] = [];
 afterAll(async () => {
   for (const pool of open) await pool.close();
 });
@@ -122,6 +123,27 @@ describe('the analysis pool', () => {
     const first = pool.analyze(SMALL_NPM(), 'text', {});
     await expect(pool.analyze(SMALL_NPM(), 'text', {})).rejects.toBeInstanceOf(TransientAnalysisError);
     expect((await first).byteSize).toBeGreaterThan(0);
+  });
+});
+
+describe('a budget pool', () => {
+  it('lets a thread\'s event loop run between runs, so what a run leaves behind (its closed port) is released', async () => {
+    const pool = new BudgetPool<{ flag: SharedArrayBuffer }, string>({
+      worker: new URL('../helpers/threads/after-run.ts', import.meta.url),
+      name: 'after-run',
+      maxThreads: 1,
+      maxQueue: 1,
+      budgetMs: 20_000,
+      maxHeapMb: 128,
+    });
+    open.push(pool);
+    for (let run = 0; run < 2; run++) {
+      const flag = new SharedArrayBuffer(4);
+      expect(await pool.run({ flag }, {})).toBe('returned');
+      // The thread is idle now: only its event loop can raise the flag.
+      const waited = Atomics.waitAsync(new Int32Array(flag), 0, 0, 5_000);
+      expect(waited.async ? await waited.value : waited.value).toBe('ok');
+    }
   });
 });
 
