@@ -1,10 +1,11 @@
+import { BroadcastChannel } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Coordinate } from '../../src/sbom/enrich-types.js';
 import { EMPTY_METADATA, coordinateKey } from '../../src/sbom/metadata.js';
 import { LimitExceededError, TransientAnalysisError, type AnalysisPhase } from '../../src/sbom/types.js';
 import { createAnalysisPool, type AnalysisPool } from '../../src/threads/analysis-pool.js';
 import { BudgetPool } from '../../src/threads/budget-pool.js';
-import { createPagePool, PageTooHeavy, type PagePool } from '../../src/threads/page-pool.js';
+import { createPagePool, PageTooHeavy } from '../../src/threads/page-pool.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
 import { manyEntriesNpm } from '../helpers/hostile-inputs.js';
 
@@ -128,7 +129,7 @@ describe('the analysis pool', () => {
 
 describe('a budget pool', () => {
   it('lets a thread\'s event loop run between runs, so what a run leaves behind (its closed port) is released', async () => {
-    const pool = new BudgetPool<{ flag: SharedArrayBuffer }, string>({
+    const pool = new BudgetPool<{ channel: string }, string>({
       worker: new URL('../helpers/threads/after-run.ts', import.meta.url),
       name: 'after-run',
       maxThreads: 1,
@@ -138,11 +139,19 @@ describe('a budget pool', () => {
     });
     open.push(pool);
     for (let run = 0; run < 2; run++) {
-      const flag = new SharedArrayBuffer(4);
-      expect(await pool.run({ flag }, {})).toBe('returned');
-      // The thread is idle now: only its event loop can raise the flag.
-      const waited = Atomics.waitAsync(new Int32Array(flag), 0, 0, 5_000);
-      expect(waited.async ? await waited.value : waited.value).toBe('ok');
+      const name = `after-run-${run}`;
+      const channel = new BroadcastChannel(name);
+      try {
+        const heard = new Promise<unknown>((resolve) => {
+          channel.onmessage = (event) => resolve((event as MessageEvent).data);
+        });
+        expect(await pool.run({ channel: name }, {})).toBe('returned');
+        // The thread is idle now: only its event loop can send this.
+        const late = new Promise<string>((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5_000).unref());
+        expect(await Promise.race([heard, late])).toBe('ran after the run');
+      } finally {
+        channel.close();
+      }
     }
   });
 });

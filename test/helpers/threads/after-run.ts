@@ -1,14 +1,14 @@
-import type { MessagePort } from 'node:worker_threads';
+import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
 
 /**
  * A pool worker (test/threads): each run schedules work on the thread's event loop for after it
- * returns, which raises the flag of the run's shared buffer when it gets to run.
+ * returns, which says so on the run's broadcast channel when it gets to run.
  */
-export default function afterRun(task: { readonly flag: SharedArrayBuffer; readonly port: MessagePort }): string {
-  const flag = new Int32Array(task.flag);
+export default function afterRun(task: { readonly channel: string; readonly port: MessagePort }): string {
   setImmediate(() => {
-    Atomics.store(flag, 0, 1);
-    Atomics.notify(flag, 0);
+    const channel = new BroadcastChannel(task.channel);
+    channel.postMessage('ran after the run');
+    channel.close();
   });
   task.port.close();
   return 'returned';
