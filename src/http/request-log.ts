@@ -12,11 +12,11 @@ export class RequestLogController extends LogController {
    * cost about a tenth of a status poll's CPU. Made once: a child logger with its own redaction
    * compiles it when made.
    */
-  private readonly completed: Logger | null;
+  private readonly completed: Logger;
 
-  constructor(logger?: Logger) {
+  constructor(logger: Logger) {
     super();
-    this.completed = logger?.child({}, { redact: [] }) ?? null;
+    this.completed = logger.child({}, { redact: [] });
   }
 
   override incomingRequest(): void {}
@@ -38,7 +38,6 @@ export class RequestLogController extends LogController {
       },
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else if (this.completed === null) reply.log.info(line, 'request completed');
     else this.completed.info({ reqId: request.id, ...line }, 'request completed');
   }
 }

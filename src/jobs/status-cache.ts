@@ -42,10 +42,11 @@ interface Entry {
  * a Postgres read per poll; here the first poll of a job subscribes to the job's event channel
  * (confirmed by Redis), then reads Postgres, and later polls get that snapshot as the published
  * snapshots keep it current (a newer revision replaces it). A job submitted through this process
- * by an account that polls here is kept from its submission (`track`), its first poll included. Publishing is best effort (a worker
- * can die between its commit and its publish), so Postgres is read again whenever the last read
- * is older than `freshMs`: a lost message delays what a poll sees by at most that long, and
- * every other change reaches the poll as soon as it reaches this process's event streams.
+ * by an account that polls here is kept from its submission (`track`), its first poll included.
+ * Publishing is best effort (a worker can die between its commit and its publish), so Postgres is
+ * read again whenever the last read is older than `freshMs`: a lost message delays what a poll
+ * sees by at most that long, and every other change reaches the poll as soon as it reaches this
+ * process's event streams.
  *
  * Redis reconnecting (messages may have been lost) makes every job re-read on its next poll; a
  * subscription Redis cannot confirm, or a full cache, leaves the poll reading Postgres as before.
@@ -100,9 +101,9 @@ export class JobStatusCache {
    */
   async track(snapshot: JobSnapshot, accountId: string): Promise<void> {
     if (this.options.freshMs === 0 || this.entries.has(snapshot.id) || this.entries.size >= this.maxJobs) return;
-    const polledAt = this.pollers.get(accountId);
-    if (polledAt === undefined || this.now() - polledAt > this.pollerMemoryMs) return;
     const trackedAt = this.now();
+    const polledAt = this.pollers.get(accountId);
+    if (polledAt === undefined || trackedAt - polledAt > this.pollerMemoryMs) return;
     const entry = this.join(snapshot.id, accountId);
     if (!(await entry.subscribed)) return;
     if (entry.snapshot === null || snapshot.revision >= entry.snapshot.revision) entry.snapshot = snapshot;

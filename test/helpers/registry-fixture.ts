@@ -8,7 +8,11 @@ import type { RegistryEndpoint } from '../../src/sbom/ecosystems/types.js';
  * deadline of 300 ms on every request failed now and then when the suite loaded the machine.
  */
 export function fixtureHttp(hangs: boolean): ReturnType<typeof registryHttp> {
-  return registryHttp({ timeoutMs: hangs ? 300 : 5_000, retries: 0, userAgent: 'pkgscope-test (fixture)' });
+  return fixtureClient(hangs ? 300 : 5_000);
+}
+
+function fixtureClient(timeoutMs: number): ReturnType<typeof registryHttp> {
+  return registryHttp({ timeoutMs, retries: 0, userAgent: 'pkgscope-test (fixture)' });
 }
 
 /**
@@ -25,7 +29,7 @@ export function registryFixtures<O, R extends { readonly url: string; close(): P
   });
   return async (options, timeoutMs = 5_000) => {
     const registry = await start(options);
-    const http = registryHttp({ timeoutMs, retries: 0, userAgent: 'pkgscope-test (fixture)' });
+    const http = fixtureClient(timeoutMs);
     open.push(() => http.close(), () => registry.close());
     return { registry, endpoint: { base: registry.url, http } };
   };
