@@ -69,6 +69,12 @@ function accountOf(request: FastifyRequest): string {
   return principal.accountId;
 }
 
+/** The revision a reconnecting client last received (`Last-Event-ID`); -1 when absent or not a revision. */
+function resumedAt(header: string | string[] | undefined): number {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value !== undefined && /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : -1;
+}
+
 const IDEMPOTENCY_HEADER = new Set(['idempotency-key']);
 
 /** Submit, status, result and events of lockfile analysis jobs. */
@@ -185,6 +191,7 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
             description: 'event: snapshot, id: the revision, data: the snapshot JSON; heartbeat comments; resumable with Last-Event-ID.',
             content: { 'text/event-stream': { schema: Type.String() } },
           },
+          204: { description: 'The job has finished and Last-Event-ID is at or past its terminal revision: nothing more will come.' },
         }),
       },
       async (request, reply) => {
@@ -255,6 +262,12 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
       if (snapshot === null) {
         unsubscribe();
         throw jobNotFound();
+      }
+      if (isTerminal(snapshot.state) && resumedAt(request.headers['last-event-id']) >= snapshot.revision) {
+        // The client already holds the terminal snapshot: 204 tells a standard EventSource to stop
+        // reconnecting (an ended stream alone makes it reconnect every few seconds, forever).
+        unsubscribe();
+        return reply.code(204).header('cache-control', 'no-store').send();
       }
       reply.hijack();
       writer = new SseWriter(reply.raw, { 'x-request-id': request.id }, config.sseHeartbeatMs);
