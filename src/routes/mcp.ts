@@ -2,7 +2,7 @@
 // ours are the HTTP operations' own TypeBox schemas, so they cannot drift apart (McpServer wants Zod).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Type, type TSchema } from 'typebox';
 import type { App, RoutePlugin } from '../http/app.js';
 import { CompareRequestBody, DiffQuery } from '../inventory/compare-schemas.js';
@@ -29,6 +29,8 @@ interface Tool {
   readonly input: TSchema;
   /** The operation: method, path and where the arguments go. */
   readonly call: (args: Record<string, unknown>) => { method: 'GET' | 'POST'; url: string; payload?: unknown; headers?: Record<string, string> };
+  /** The operation answers a document in a media type of its own: the result is `{media_type, document}`, whatever that type. */
+  readonly document?: true;
 }
 
 function query(path: string, args: Record<string, unknown>): string {
@@ -65,7 +67,7 @@ export const MCP_TOOLS: readonly Tool[] = [
     call: ({ idempotency_key: key, ...body }) => ({ method: 'POST', url: JOBS_PATH, payload: body, ...(typeof key === 'string' ? { headers: { 'idempotency-key': key } } : {}) }),
   },
   { name: 'lockfile_job_status', description: 'The latest snapshot of a lockfile job: state, phase and progress counts.', input: JobId, call: (a) => ({ method: 'GET', url: `${JOBS_PATH}/${jobId(a)}` }) },
-  { name: 'lockfile_job_result', description: 'The inventory document of a succeeded lockfile job, in the format chosen at submission.', input: JobId, call: (a) => ({ method: 'GET', url: `${JOBS_PATH}/${jobId(a)}/result` }) },
+  { name: 'lockfile_job_result', description: 'The inventory document of a succeeded lockfile job, in the format chosen at submission.', input: JobId, call: (a) => ({ method: 'GET', url: `${JOBS_PATH}/${jobId(a)}/result` }), document: true },
 ];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -90,7 +92,10 @@ async function runTool(app: App, authorization: string | undefined, tool: Tool, 
       body = null;
     }
   }
-  // A document (a job's result) is kept as the text it is, beside its media type.
+  // A document (a job's result, CycloneDX and SPDX being JSON too) is kept as the text it is, beside its media type.
+  if (ok && tool.document === true) {
+    return { content: [{ type: 'text', text: res.body }], structuredContent: { media_type: type, document: res.body } };
+  }
   const structured = isRecord(body) ? body : { status: res.statusCode, media_type: type, document: res.body };
   return { content: [{ type: 'text', text: isRecord(body) ? JSON.stringify(body) : res.body }], structuredContent: structured, ...(ok ? {} : { isError: true }) };
 }
@@ -104,7 +109,8 @@ function mcpServer(app: App, authorization: string | undefined): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = MCP_TOOLS.find((t) => t.name === request.params.name);
-    if (tool === undefined) return { content: [{ type: 'text', text: `Unknown tool ${request.params.name}.` }], isError: true };
+    // A tool that does not exist is a protocol error (invalid params), not a tool's failed run.
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them.`);
     return runTool(app, authorization, tool, request.params.arguments ?? {});
   });
   return server;

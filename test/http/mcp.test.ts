@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken, ensureAccount } from '../../src/accounts/tokens.js';
 import type { GrepResponseType } from '../../src/inventory/grep-schemas.js';
@@ -88,6 +89,28 @@ describe('MCP', () => {
     const invalid = await client.callTool({ name: 'list', arguments: { target: 'npm:toolbox', limit: 0 } });
     expect(invalid.isError).toBe(true);
     expect(invalid.structuredContent).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('answers an unknown tool with the JSON-RPC error for invalid params, not a tool result', async () => {
+    const client = await connect(await h.token('agent'));
+    const error = await client.callTool({ name: 'no_such_tool', arguments: {} }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((error as McpError).message).toContain('no_such_tool');
+  });
+
+  it('gives a JSON document (CycloneDX) as {media_type, document} too', async () => {
+    const token = await h.token('agent');
+    const client = await connect(token);
+    const submitted = await call<JobSnapshot>(client, 'submit_lockfile_job', { format: 'cyclonedx', files: SMALL_NPM() });
+    await new SseClient(`${base}${JOBS_PATH}/${submitted.id}/events`, token).ended;
+    const result = await call<{ media_type: string; document: string }>(client, 'lockfile_job_result', { id: submitted.id });
+    expect(Object.keys(result).sort()).toEqual(['document', 'media_type']);
+    expect(result.media_type).toBe('application/vnd.cyclonedx+json; version=1.7');
+    expect(JSON.parse(result.document)).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.7' });
   });
 
   it('is behind bearer authentication, and has no sessions to open', async () => {
