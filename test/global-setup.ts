@@ -1,6 +1,16 @@
 import pg from 'pg';
 import { runMigrations } from '../src/db/migrate.js';
-import { databaseUrl, PG_ADMIN_URL, TEMPLATE_DATABASE, TEST_DATABASE_PREFIX } from './helpers/services.js';
+import { databaseUrl, PG_ADMIN_URL, runOfDatabase, TEMPLATE_DATABASE } from './helpers/services.js';
+
+/** Whether a process with this pid is running (a run that is still using its databases). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /**
  * Builds one migrated template database per run; each test file copies it (CREATE DATABASE …
@@ -10,11 +20,12 @@ export default async function setup(): Promise<() => Promise<void>> {
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   try {
-    const stale = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
-      [`${TEST_DATABASE_PREFIX}%`, TEMPLATE_DATABASE],
-    );
-    for (const { datname } of stale.rows) {
+    const ours = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'pkgscope_test_%'`);
+    const stale = ours.rows.filter(({ datname }) => {
+      const run = runOfDatabase(datname);
+      return run !== null && (run === process.pid || !alive(run));
+    });
+    for (const { datname } of stale) {
       await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`);
     }
     await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(TEMPLATE_DATABASE)}`);

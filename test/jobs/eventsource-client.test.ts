@@ -1,7 +1,6 @@
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
-import type { RunningWorkers } from '../../workers/index.js';
 import { startJobsHarness, submitJob, type JobsHarness } from '../helpers/jobs.js';
 import { SseClient } from '../helpers/sse.js';
 
@@ -10,18 +9,15 @@ const JOBS = '/v1/experimental/lockfile-jobs';
 let h: JobsHarness;
 let token: string;
 let base: string;
-let workers: RunningWorkers | null = null;
 
 beforeAll(async () => {
   h = await startJobsHarness();
   token = await h.token('eventsource');
   base = await h.listen();
-  workers = await h.startWorkers();
+  await h.startWorkers();
 });
-afterAll(async () => {
-  await workers?.close();
-  await h.close();
-});
+// The harness closes the workers it started.
+afterAll(() => h.close());
 
 /** A finished job: submitted, then followed to its terminal snapshot. */
 async function finishedJob(): Promise<JobSnapshot> {
