@@ -67,6 +67,8 @@ async function main(argv: readonly string[]): Promise<number> {
         ],
         logger,
         graceMs: config.shutdownGraceMs + 5_000,
+        // One line for a person, on stderr: stdout stays JSON log lines for machines.
+        onListening: (url) => process.stderr.write(`pkgscope is running: console ${url}/console, OpenAPI document ${url}/v1/openapi.json (no token needed), API ${url}/v1\n`),
       });
       supervisor.start();
       onShutdownSignals(

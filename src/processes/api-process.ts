@@ -20,7 +20,10 @@ export async function runApi(config: Config, logger: Logger): Promise<void> {
   }
   const services = await createApiServices(config, database, logger);
   const app = await buildApp(apiAppDeps(config, database, services, logger));
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  // Under `pkgscope start` (a forked child with an IPC channel) the supervisor tells the person
+  // who started it where to go; a fleet's API process has no channel and stays JSON-only.
+  process.send?.({ kind: 'listening', url: address });
   const ops = await startOpsServer(config, database, logger, apiOpsRoutes(config, services));
   onShutdownSignals(async (signal) => {
     logger.info({ signal }, 'draining the API');

@@ -20,6 +20,8 @@ export interface SupervisorOptions {
   readonly stableAfterMs?: number;
   /** How long a draining child may take before it is killed. */
   readonly graceMs: number;
+  /** Told the base URL a child announced it listens on (its first and every later start). */
+  readonly onListening?: (url: string) => void;
 }
 
 interface Slot {
@@ -61,6 +63,10 @@ export class Supervisor {
     slot.child = child;
     slot.startedAt = Date.now();
     this.options.logger.info({ child: slot.spec.name, childPid: child.pid }, 'child started');
+    child.on('message', (message: unknown) => {
+      const url = (message as { kind?: unknown; url?: unknown } | null)?.url;
+      if ((message as { kind?: unknown } | null)?.kind === 'listening' && typeof url === 'string') this.options.onListening?.(url);
+    });
     child.once('exit', (code, signal) => {
       slot.child = null;
       if (this.stopping) return;

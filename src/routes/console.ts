@@ -39,7 +39,7 @@ const ROOT_PAGE = `<!doctype html>
 <p>Explore packages, repositories and documentation sites, and turn lockfiles into CycloneDX, SPDX or text inventories.</p>
 <ul>
 <li><a href="${ROOT_LINKS.console}">Console</a>: submit lockfiles, view inventories, browse packages and read their files</li>
-<li><a href="${ROOT_LINKS.openapi}">OpenAPI document</a> of the <code>/v1</code> API (bearer token required)</li>
+<li><a href="${ROOT_LINKS.openapi}">OpenAPI document</a> of the <code>/v1</code> API (public; the operations it describes need a bearer token)</li>
 <li><a href="${ROOT_LINKS.health}">Health</a></li>
 </ul></body></html>
 `;

@@ -143,8 +143,19 @@ describe('pkgscope start', () => {
       AUTH_BOOTSTRAP_TOKEN: 'start-test-token',
     });
     const logs = new LogWatcher(child);
+    // The one line for a person comes on stderr once the API listens.
+    const announced = new Promise<string>((resolve) => {
+      let text = '';
+      child.stderr?.on('data', (c: Buffer) => {
+        text += c.toString('utf8');
+        const line = /^pkgscope is running: .*$/m.exec(text);
+        if (line) resolve(line[0]);
+      });
+    });
     try {
       const listening = await logs.waitFor((l) => l['role'] === 'api' && String(l['msg']).startsWith('Server listening'));
+      const base = `http://127.0.0.1:${port}`;
+      expect(await announced).toBe(`pkgscope is running: console ${base}/console, OpenAPI document ${base}/v1/openapi.json (no token needed), API ${base}/v1`);
       await logs.waitFor((l) => l['role'] === 'worker' && l['msg'] === 'worker started');
       const res = await fetch(`http://127.0.0.1:${port}/v1/list`, { method: 'POST' });
       expect(res.status).toBe(401);
