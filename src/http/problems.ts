@@ -26,6 +26,8 @@ export const PROBLEM_CODES = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   LIST_UNSUPPORTED_API: 502,
+  /** A package registry failed (5xx) or could not be reached; the detail names the registry. */
+  REGISTRY_UNAVAILABLE: 502,
   SERVICE_UNAVAILABLE: 503,
   TIMEOUT: 504,
 } as const satisfies Record<string, number>;

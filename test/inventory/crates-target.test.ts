@@ -107,8 +107,30 @@ describe('crates package targets', () => {
     ['crates:nothing', 404, 'LIST_TARGET_NOT_FOUND'],
     ['crates:demo@9.9.9', 404, 'LIST_TARGET_NOT_FOUND'],
     ['crates:demo@^3', 404, 'LIST_TARGET_NOT_FOUND'],
-    ['crates:broken', 502, 'LIST_UNSUPPORTED_API'],
+    ['crates:broken', 502, 'REGISTRY_UNAVAILABLE'],
     ['crates:garbled', 502, 'LIST_UNSUPPORTED_API'],
     ['crates:hangs', 504, 'TIMEOUT'],
   ])('answers %s with %i %s', (target, status, code) => expectProblem(client, target, status, code));
+});
+
+describe('a crates registry that fails or cannot be reached', () => {
+  it('is a 502 REGISTRY_UNAVAILABLE naming the registry and why, not an unsupported answer', async () => {
+    const broken = await list({ target: 'crates:broken' });
+    expect(broken.statusCode).toBe(502);
+    expect(broken.json()).toMatchObject({ code: 'REGISTRY_UNAVAILABLE', detail: 'The crates registry failed (it answered 500); try again later.' });
+
+    // Port 9 on loopback: nothing listens, the connection is refused at once.
+    const refused = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify({ crates: 'http://127.0.0.1:9' }) });
+    try {
+      const refusedToken = await refused.token('lister');
+      const res = await inventoryClient(
+        () => refused.app,
+        () => refusedToken,
+      ).list({ target: 'crates:demo@1.2.0' });
+      expect(res.statusCode).toBe(502);
+      expect(res.json()).toMatchObject({ code: 'REGISTRY_UNAVAILABLE', detail: 'The crates registry could not be reached (ECONNREFUSED); try again later.' });
+    } finally {
+      await refused.close();
+    }
+  });
 });

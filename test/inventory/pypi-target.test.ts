@@ -110,7 +110,7 @@ describe('pypi package targets', () => {
     ['pypi:nothing', 404, 'LIST_TARGET_NOT_FOUND'],
     ['pypi:demo-pkg@9.9.9', 404, 'LIST_TARGET_NOT_FOUND'],
     ['pypi:demo-pkg@>=4', 404, 'LIST_TARGET_NOT_FOUND'],
-    ['pypi:broken', 502, 'LIST_UNSUPPORTED_API'],
+    ['pypi:broken', 502, 'REGISTRY_UNAVAILABLE'],
     ['pypi:garbled', 502, 'LIST_UNSUPPORTED_API'],
     ['pypi:hangs', 504, 'TIMEOUT'],
   ])('answers %s with %i %s', (target, status, code) => expectProblem(client, target, status, code));

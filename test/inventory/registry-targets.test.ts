@@ -315,7 +315,7 @@ describe('package targets of every registry', () => {
     problems.push(
       [missing, 404, 'LIST_TARGET_NOT_FOUND'],
       [name('nothing'), 404, 'LIST_TARGET_NOT_FOUND'],
-      [name('broken'), 502, 'LIST_UNSUPPORTED_API'],
+      [name('broken'), 502, 'REGISTRY_UNAVAILABLE'],
       [name('garbled'), 502, 'LIST_UNSUPPORTED_API'],
       [name('hangs'), 504, 'TIMEOUT'],
     );

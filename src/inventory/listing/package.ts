@@ -1,5 +1,6 @@
 import semver from 'semver';
 import { ProblemError } from '../../http/problems.js';
+import { blockedIn } from '../../net/address-policy.js';
 import type { ListAvailableVersionType, ListIdentityType } from '../schemas.js';
 import { RegistryMalformed, RegistryUnavailable } from '../sources/npm.js';
 import type { PackageRegistry, PackageSources } from '../sources/registry-source.js';
@@ -11,6 +12,17 @@ import type { Lister, ServedInventory, ServedView } from './types.js';
 
 export function packageIdentity(registry: PackageRegistry, name: string, version: string): string {
   return `${registry}:${name}@${version}`;
+}
+
+/** Why a registry could not be asked, in words a caller can act on: its answer or the network's error code. */
+function failureOf(error: Error): string {
+  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return `could not be reached (${code})`;
+    const answered = /answered (\d{3})/.exec(cause.message);
+    if (answered) return `failed (it answered ${answered[1]})`;
+  }
+  return 'failed or could not be reached';
 }
 
 /**
@@ -37,9 +49,10 @@ export class PackageLister implements Lister<PackageTarget> {
       lookup = await source.lookup(target.name, target.spec);
     } catch (error) {
       if (error instanceof RegistryUnavailable) {
+        if (blockedIn(error) !== null) throw new ProblemError('LIST_UNSUPPORTED_API', 'The registry pointed this request at a non-public address, which the service does not fetch.');
         throw error.timedOut
-          ? new ProblemError('TIMEOUT', 'The registry did not answer in time; try again.')
-          : new ProblemError('LIST_UNSUPPORTED_API', 'The registry could not be asked about this package; try again later.');
+          ? new ProblemError('TIMEOUT', `The ${target.registry} registry did not answer in time; try again.`)
+          : new ProblemError('REGISTRY_UNAVAILABLE', `The ${target.registry} registry ${failureOf(error)}; try again later.`);
       }
       if (error instanceof RegistryMalformed) throw new ProblemError('LIST_UNSUPPORTED_API', 'The registry answered with a package document this service cannot read.');
       throw error;
