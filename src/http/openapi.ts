@@ -66,6 +66,29 @@ export function json(description: string, schema: TSchema): { description: strin
   return { description, content: { 'application/json': { schema } } };
 }
 
+/**
+ * Request headers the API reads outside its validated schemas, described so that generated clients
+ * can send them typed (documentation only: the handlers check them, with their own answers).
+ */
+const ATTRIBUTION_HEADERS = Type.Object({
+  'X-Service-Client-Name': Type.Optional(Type.String({ maxLength: 80, description: 'The calling client\'s name (attribution; an invalid value is dropped).' })),
+  'X-Service-Client-Version': Type.Optional(Type.String({ maxLength: 80, description: 'The calling client\'s version (attribution; an invalid value is dropped).' })),
+  'X-Service-Agent': Type.Optional(Type.String({ maxLength: 160, description: 'The agent acting through the client (attribution; an invalid value is dropped).' })),
+  'X-Service-Session-ID': Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Groups requests into a session; sent at most once (else 400 INVALID_SESSION_ID).' })),
+});
+const OPERATION_HEADERS: Readonly<Record<string, Record<string, TSchema>>> = {
+  submitLockfileJob: {
+    'Idempotency-Key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The same key and body answer the same job; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.' })),
+  },
+  streamLockfileJobEvents: {
+    'Last-Event-ID': Type.Optional(Type.String({ description: 'The revision last received; at or past the terminal revision of a finished job the answer is 204.' })),
+  },
+};
+
+function documentedHeaders(operationId: unknown): Record<string, TSchema> {
+  return { ...ATTRIBUTION_HEADERS.properties, ...(typeof operationId === 'string' ? OPERATION_HEADERS[operationId] : undefined) };
+}
+
 /** Registers the generator; must come before the routes it describes. */
 export async function registerOpenApi(app: App): Promise<void> {
   await app.register(fastifySwagger, {
@@ -75,17 +98,24 @@ export async function registerOpenApi(app: App): Promise<void> {
         title: 'pkgscope',
         version: SERVICE_VERSION,
         description: 'Browse the files of packages, repositories and documentation sites; turn lockfiles into CycloneDX, SPDX or text inventories.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
+      // Relative: the document describes the service that serves it, wherever that is.
+      servers: [{ url: '/', description: 'The service answering this document' }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
     // Only the API is described: not the 405 helpers, the console page, ops endpoints or the document itself.
     transform: ({ schema, url, route }) => {
-      const hidden = route.config?.methodNotAllowed === true || !(url.startsWith('/v1/') || url === '/healthz' || url === '/readyz') || url === OPENAPI_PATH;
+      const probe = url === '/healthz' || url === '/readyz';
+      const hidden = route.config?.methodNotAllowed === true || !(url.startsWith('/v1/') || probe || url === '/mcp') || url === OPENAPI_PATH;
       const transformed = { ...schema, ...(hidden ? { hide: true } : {}) };
       // The probes need no token.
-      if (url === '/healthz' || url === '/readyz') return { schema: { ...transformed, security: [] }, url };
-      return { schema: transformed, url };
+      if (probe) return { schema: { ...transformed, security: [] }, url };
+      // Hidden routes (the 405 helpers and the console among them have no schema at all): nothing to add.
+      if (hidden) return { schema: transformed, url };
+      const own = (schema as { headers?: { properties?: Record<string, TSchema> } }).headers?.properties ?? {};
+      return { schema: { ...transformed, headers: Type.Object({ ...own, ...documentedHeaders(schema.operationId) }) }, url };
     },
   });
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { App, RoutePlugin } from '../http/app.js';
 import { Type } from 'typebox';
 import { migrationsCurrent } from '../db/migrate.js';
-import { json } from '../http/openapi.js';
+import { json, problemResponses } from '../http/openapi.js';
 import { isStoreUnavailable } from '../store-errors.js';
 
 const Check = Type.Enum(['ok', 'unavailable']);
@@ -78,7 +78,7 @@ export function healthRoutes(deps: HealthDeps): RoutePlugin {
     const probe = { tags: ['probes'], 'x-service-cost': { weight: 0, class: 'light' } } as const;
     app.get(
       '/healthz',
-      { schema: { ...probe, summary: 'The process is alive', operationId: 'healthz', response: { 200: json('Alive.', Type.Object({ status: Type.Literal('ok') })) } } },
+      { schema: { ...probe, summary: 'The process is alive', operationId: 'healthz', response: { 200: json('Alive.', Type.Object({ status: Type.Literal('ok') })), ...problemResponses(405) } } },
       async () => ({ status: 'ok' as const }),
     );
     app.get(
@@ -88,7 +88,7 @@ export function healthRoutes(deps: HealthDeps): RoutePlugin {
           ...probe,
           summary: 'Postgres and Redis answer and migrations are current',
           operationId: 'readyz',
-          response: { 200: json('Ready.', Readiness), 503: json('Not ready; checks say which dependency is not.', Readiness) },
+          response: { 200: json('Ready.', Readiness), 503: json('Not ready; checks say which dependency is not.', Readiness), ...problemResponses(405) },
         },
       },
       async (_request, reply) => {

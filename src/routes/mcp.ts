@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Type, type TSchema } from 'typebox';
 import type { App, RoutePlugin } from '../http/app.js';
+import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
 import { CompareRequestBody, DiffQuery } from '../inventory/compare-schemas.js';
 import { GrepRequestBody } from '../inventory/grep-schemas.js';
 import { ListRequestBody, ReadQuery } from '../inventory/schemas.js';
@@ -127,6 +128,14 @@ export function mcpRoutes(): RoutePlugin {
           operationId: 'mcp',
           tags: ['agents'],
           body: Type.Unsafe<unknown>({ description: 'A JSON-RPC message or batch (MCP).' }),
+          response: {
+            200: json('The JSON-RPC response (or batch); a failed tool run is a result with isError, an unknown tool the error -32602.', Type.Unsafe<unknown>({})),
+            202: { description: 'A notification or response was accepted; nothing to answer.' },
+            ...problemResponses(...AUTHENTICATED_PROBLEMS),
+            // The MCP transport's own refusals are JSON-RPC errors, not problem documents.
+            406: json('Accept must name application/json and text/event-stream (a JSON-RPC error).', Type.Unsafe<unknown>({})),
+            415: json('Content-Type must be application/json (a JSON-RPC error).', Type.Unsafe<unknown>({})),
+          },
           'x-service-cost': { weight: 1, class: 'light' },
         },
       },

@@ -95,14 +95,14 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents every route, each with its problem responses and an x-service-cost', () => {
-    const api = registered.filter((r) => !r.hidden && (r.url.startsWith('/v1/') || r.url === '/healthz' || r.url === '/readyz') && r.url !== '/v1/openapi.json');
+    const api = registered.filter((r) => !r.hidden && (r.url.startsWith('/v1/') || r.url === '/healthz' || r.url === '/readyz' || r.url === '/mcp') && r.url !== '/v1/openapi.json');
     expect(api.length).toBeGreaterThanOrEqual(9);
     for (const route of api) {
       const op = operation(route.method, route.url);
       expect(op.operationId, route.url).toBeTruthy();
       expect(typeof op['x-service-cost']?.weight, route.url).toBe('number');
       expect(op['x-service-cost']?.class, route.url).toMatch(/^(light|standard|heavy)$/);
-      if (route.url.startsWith('/v1/')) {
+      if (route.url.startsWith('/v1/') || route.url === '/mcp') {
         for (const status of ['400', '401', '403', '405', '429', '500']) {
           expect(op.responses[status]?.content?.['application/problem+json'], `${route.method} ${route.url} ${status}`).toBeDefined();
         }
