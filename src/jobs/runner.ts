@@ -12,6 +12,7 @@ import {
   type InputFile,
   type OutputFormat,
 } from '../sbom/types.js';
+import { INVALID_DOCUMENT_LOG, invalidDocumentLog } from '../sbom/validate/defects.js';
 import type { SnapshotSink } from './events.js';
 import { ProgressWriter } from './progress.js';
 import type { JobSnapshot } from './snapshot.js';
@@ -40,8 +41,13 @@ export interface RunnerDeps {
   readonly observer?: JobObserver;
 }
 
+/** Told of documents the service wrote that its own validation rejected (`invalid_response`: a defect of ours). */
+export interface DefectObserver {
+  invalidDocument(format: OutputFormat): void;
+}
+
 /** What a job run reports while it runs. */
-export interface JobObserver {
+export interface JobObserver extends DefectObserver {
   /** A phase of one attempt ended after `seconds`. */
   phase(phase: string, seconds: number): void;
   /** A job reached a terminal state: `completed`, or `failed` with its error code. */
@@ -179,7 +185,14 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
         log.info({ attempt, attemptCounted: false }, 'job released for another worker (shutdown)');
         return { kind: 'released' };
       }
-      if (error instanceof AnalysisError) return await failWith(error.code, error.problems);
+      if (error instanceof AnalysisError) {
+        if (error.code === 'invalid_response') {
+          // Not the caller's doing: loud, with what an operator needs to find the defect.
+          deps.observer?.invalidDocument(claim.format);
+          log.error({ attempt, format: claim.format, error: error.code, ...invalidDocumentLog(error) }, INVALID_DOCUMENT_LOG);
+        }
+        return await failWith(error.code, error.problems);
+      }
       if (isStoreUnavailable(error) || isStoreUnavailable(reason)) {
         // Postgres or Redis went away under the job: the job did not fail, so the attempt is
         // given back, and the job waits for the store rather than running down its attempts.

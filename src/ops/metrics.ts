@@ -2,6 +2,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Queue } from 'bullmq';
 import type { JobObserver } from '../jobs/runner.js';
 import type { MetadataCache, MetadataClient } from '../sbom/enrich-types.js';
+import type { OutputFormat } from '../sbom/types.js';
+import { VALIDATED_FORMATS } from '../sbom/validate/defects.js';
 
 /** Queue states reported as depth (BullMQ's own state names). */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
@@ -19,6 +21,7 @@ export class Metrics implements JobObserver {
   readonly registryRequestDuration: Histogram<'outcome'>;
   readonly registryFailures: Counter<'reason'>;
   readonly cacheLookups: Counter<'result'>;
+  readonly invalidDocuments: Counter<'format'>;
   readonly sseStreams: Gauge;
   private readonly queues = new Map<string, Queue>();
   /** Run before each scrape (figures that are read, not counted). */
@@ -69,6 +72,14 @@ export class Metrics implements JobObserver {
       labelNames: ['result'],
       registers,
     });
+    this.invalidDocuments = new Counter({
+      name: 'pkgscope_invalid_documents_total',
+      help: 'Documents this process wrote that failed its own validation (failure code invalid_response, a defect), by format.',
+      labelNames: ['format'],
+      registers,
+    });
+    // Every format's series exists from the start, so that an alert on any increase needs no absent() guard.
+    for (const format of VALIDATED_FORMATS) this.invalidDocuments.inc({ format }, 0);
     const ratio = new Gauge({
       name: 'pkgscope_enrichment_cache_hit_ratio',
       help: 'Share of enrichment cache lookups answered from the cache since the process started.',
@@ -120,6 +131,10 @@ export class Metrics implements JobObserver {
 
   finished(outcome: 'completed' | 'failed', code: string | null): void {
     this.jobsFinished.inc({ outcome, code: code ?? 'none' });
+  }
+
+  invalidDocument(format: OutputFormat): void {
+    this.invalidDocuments.inc({ format });
   }
 
   /** A metadata client whose requests are timed and counted. */

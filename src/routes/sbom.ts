@@ -3,8 +3,9 @@ import type { Config } from '../config.js';
 import type { App, RoutePlugin } from '../http/app.js';
 import { ProblemError } from '../http/problems.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
-import type { Analyze } from '../jobs/runner.js';
+import type { Analyze, DefectObserver } from '../jobs/runner.js';
 import { AnalysisError, LimitExceededError, TransientAnalysisError } from '../sbom/types.js';
+import { INVALID_DOCUMENT_LOG, invalidDocumentLog } from '../sbom/validate/defects.js';
 import { diagnosticsOf } from './diagnostics.js';
 import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
 import { AUTHENTICATED_PROBLEMS, problemResponses } from '../http/openapi.js';
@@ -13,6 +14,8 @@ export interface SbomRouteDeps {
   readonly config: Pick<Config, 'sbomSyncTimeoutMs'>;
   readonly analyze: Analyze;
   readonly analysis: Omit<AnalyzeDeps, 'onProgress' | 'signal' | 'checkpoint'>;
+  /** Counts documents that failed our own validation (metrics). */
+  readonly observer?: DefectObserver;
 }
 
 /**
@@ -75,12 +78,19 @@ export function sbomRoutes(deps: SbomRouteDeps): RoutePlugin {
             });
           }
           if (error instanceof AnalysisError) {
+            if (error.code === 'invalid_response') {
+              // A defect of ours, not the caller's: logged under the request id, counted.
+              deps.observer?.invalidDocument(upload.format);
+              request.log.error({ format: upload.format, error: error.code, ...invalidDocumentLog(error) }, INVALID_DOCUMENT_LOG);
+            }
             throw new ProblemError('ANALYSIS_FAILED', 'The analysis failed; failure_code tells why.', {
               status: 422,
               extras: { failure_code: error.code, diagnostics: diagnosticsOf(error.problems) },
             });
           }
           if (error instanceof TransientAnalysisError) {
+            // A registry in trouble or a full analysis pool, never a store outage: logged as what it is.
+            request.log.warn({ err: error }, 'the analysis could not run now; answered 503');
             throw new ProblemError('SERVICE_UNAVAILABLE', 'The analysis could not run now; retry later or submit a job.', {
               headers: { 'retry-after': '5' },
             });

@@ -57,7 +57,10 @@ export type FailureCode = (typeof FAILURE_CODES)[number];
  *   `unresolvable`: a requirement the registry cannot satisfy (`package` names it);
  * - limits (with `limit`): `limit_exceeded`, `too_deep`, `too_many_entries`, `too_many_edges`,
  *   `too_many_path_segments`, `key_too_long`, `line_too_long`, `too_many_aliases`,
- *   `analysis_time_limit`, `analysis_memory_limit`.
+ *   `analysis_time_limit`, `analysis_memory_limit`;
+ * - `invalid_document` (with `invalid_response`): not the file's fault but the service's: the
+ *   document it wrote from the file's package broke its own validation (`path` is the file the
+ *   package came from, `(document)` when the fault lies in no package; `field` says where).
  */
 export type FileProblemReason = string;
 
@@ -74,6 +77,11 @@ export interface FileProblem {
   readonly package?: string;
   /** The bound that was exceeded, for the limit reasons. */
   readonly limit?: number;
+  /**
+   * For `invalid_document` (a written document its own validation rejected: `invalid_response`):
+   * the member at fault within the package's component, e.g. `authors[0].email`.
+   */
+  readonly field?: string;
 }
 
 export interface AnalysisErrorOptions extends ErrorOptions {

@@ -5,7 +5,7 @@ import { COUNT_NAMES, OUTPUT_FORMATS, type OutputFormat } from '../../../src/sbo
 import { asProblem, checkToken, Problem, problemFrom } from '../api/client.js';
 import { ProblemBox } from '../ui/problem-box.js';
 import { type ConnectionState, JobFollower, jobUrl } from './follower.js';
-import { COUNT_LABELS, FAILURE_LABELS, FORMATS, labelOf, PHASE_LABELS } from './labels.js';
+import { COUNT_LABELS, failureNotice, FORMATS, PHASE_LABELS } from './labels.js';
 
 interface PhaseSeen {
   readonly phase: JobPhase;
@@ -82,7 +82,7 @@ export function JobsView({ token, onInventory, announce }: JobsViewProps): JSX.E
         const label = PHASE_LABELS[next.phase];
         if (next.state === 'succeeded') announce(`Job ${id} succeeded. The result is ready.`);
         else if (next.state === 'failed') {
-          setProblem(new Problem({ title: 'The job failed', detail: labelOf(FAILURE_LABELS, next.error) ?? 'The analysis failed.', code: next.error }));
+          setProblem(new Problem({ ...failureNotice(next.error, { kind: 'job', id }), code: next.error }));
           announce(`Job ${id} failed: ${next.error ?? 'unknown error'}.`);
         } else announce(`Job ${id}: ${label}.`);
       },

@@ -35,7 +35,7 @@ export const FAILURE_LABELS: Readonly<Record<FailureCode, string>> = {
   parser_contract_changed: 'The service was upgraded while the job waited; submit it again.',
   execution_failed: 'The analysis failed repeatedly; try again later.',
   execution_record_unavailable: 'The uploaded files are no longer available; submit them again.',
-  invalid_response: 'The registry answered with something that could not be used.',
+  invalid_response: 'pkgscope wrote a document that failed its own validation: a defect of the service, not of your files or of the registry.',
   no_manifest_evidence: 'None of the uploaded files is a recognised manifest or lockfile.',
 };
 
@@ -48,4 +48,14 @@ export const FORMATS: Readonly<Record<OutputFormat, { readonly label: string; re
 
 export function labelOf<K extends string>(labels: Readonly<Record<K, string>>, key: string | null): string | null {
   return key !== null && Object.hasOwn(labels, key) ? labels[key as K] : null;
+}
+
+/** Failures that are defects of the service rather than of the upload: the console asks for a report. */
+export const INTERNAL_FAILURES: ReadonlySet<string> = new Set<FailureCode>(['invalid_response']);
+
+/** What the console says of a failure; for a defect of the service, with the id that finds its log lines. */
+export function failureNotice(code: string | null, reference: { readonly kind: 'job' | 'request'; readonly id: string }): { title: string; detail: string } {
+  const label = labelOf(FAILURE_LABELS, code) ?? 'The analysis failed.';
+  if (code === null || !INTERNAL_FAILURES.has(code)) return { title: reference.kind === 'job' ? 'The job failed' : 'The analysis failed', detail: label };
+  return { title: 'Internal error: please report it', detail: `${label} Please report it with the ${reference.kind} id ${reference.id}.` };
 }

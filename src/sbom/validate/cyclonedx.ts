@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as AjvModule from 'ajv';
-import type { Ajv, CodeKeywordDefinition, ValidateFunction } from 'ajv';
+import type { Ajv, CodeKeywordDefinition, ErrorObject, ValidateFunction } from 'ajv';
 import type standaloneModule from 'ajv/dist/standalone/index.js';
 import { allUnique, formats, regExp } from './cyclonedx-runtime.cjs';
 import { lazily, requirePackage } from '../lazy-require.js';
-import { AnalysisError } from '../types.js';
+import { describeError, invalidDocumentError } from './defects.js';
 
 /**
  * CycloneDX 1.7 validation with the CycloneDX library's own bundled JSON schemas, compiled with
@@ -113,10 +113,15 @@ function validator(): ValidateFunction {
   return compiled;
 }
 
+/** The validator's complaints about `document` (at most 10); empty when it is valid. */
+function errorsWith(validate: ValidateFunction, document: unknown): ErrorObject[] {
+  if (validate(document)) return [];
+  return (validate.errors ?? []).slice(0, 10);
+}
+
 /** Problems `validate` finds in a CycloneDX JSON document; empty when it is valid. */
 export function problemsWith(validate: ValidateFunction, json: string): string[] {
-  if (validate(JSON.parse(json))) return [];
-  return (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath} ${e.message ?? e.keyword}`);
+  return errorsWith(validate, JSON.parse(json)).map(describeError);
 }
 
 /** Problems of a CycloneDX 1.7 JSON document; empty when it is valid. */
@@ -125,7 +130,8 @@ export function cycloneDxProblems(json: string): string[] {
 }
 
 /**
- * A failure means the service produced a broken document: `invalid_response`. `written` is the
+ * A failure means the service produced a broken document: `invalid_response`, whose problems name
+ * each component and field at fault (see defects.ts). `written` is the
  * value the text was written from, when the renderer hands it over: the same data (writeJson
  * follows JSON.stringify's rules), checked without parsing the text again (a 3 MB document took
  * 30 ms to parse). Should the value fail, the text decides: a value can hold what JSON writes
@@ -133,6 +139,9 @@ export function cycloneDxProblems(json: string): string[] {
  */
 export function validateCycloneDx(json: string, written?: unknown): void {
   if (written !== undefined && validator()(written)) return;
-  const problems = cycloneDxProblems(json);
-  if (problems.length > 0) throw new AnalysisError('invalid_response', `CycloneDX validation failed: ${problems.join('; ')}`);
+  const document: unknown = JSON.parse(json);
+  const errors = errorsWith(validator(), document);
+  if (errors.length === 0) return;
+  // The places at fault are named from the document (which component, which field): a defect of ours, to be reported.
+  throw invalidDocumentError('cyclonedx', document, errors, `CycloneDX validation failed: ${errors.map(describeError).join('; ')}`);
 }

@@ -1,8 +1,9 @@
 import type * as AjvModule from 'ajv';
-import type { ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import parseSpdx from 'spdx-expression-parse';
 import { lazily, requirePackage } from '../lazy-require.js';
 import { AnalysisError } from '../types.js';
+import { describeError, invalidDocumentError } from './defects.js';
 
 /** Ajv loads with the first SPDX document: most runs write CycloneDX, validated by code the build wrote. */
 const ajv = lazily(() => requirePackage('ajv') as typeof AjvModule);
@@ -187,14 +188,22 @@ export interface SpdxProblems {
   readonly content: string[];
 }
 
+/** The schema's complaints about the document (at most 20); empty when its shape is right. */
+function schemaErrors(document: unknown): ErrorObject[] {
+  compiled ??= new (ajv().Ajv)({ allErrors: true, strict: true }).compile(schema);
+  if (compiled(document)) return [];
+  return (compiled.errors ?? []).slice(0, 20);
+}
+
 /** Problems with the document; both lists are empty when it is valid SPDX 2.3. */
 export function spdxProblems(document: unknown): SpdxProblems {
-  compiled ??= new (ajv().Ajv)({ allErrors: true, strict: true }).compile(schema);
-  if (!compiled(document)) {
-    const schemaProblems = (compiled.errors ?? []).slice(0, 20).map((e) => `${e.instancePath} ${e.message ?? ''}`);
-    return { schema: schemaProblems, content: [] };
-  }
-  const doc = document as SpdxDocument;
+  const errors = schemaErrors(document);
+  if (errors.length > 0) return { schema: errors.map(describeError), content: [] };
+  return { schema: [], content: contentProblems(document as SpdxDocument) };
+}
+
+/** The rules a schema cannot express: ids, license expressions, references. */
+function contentProblems(doc: SpdxDocument): string[] {
   const problems: string[] = [];
   const ids = new Set<string>(['SPDXRef-DOCUMENT']);
   for (const p of doc.packages ?? []) {
@@ -218,15 +227,18 @@ export function spdxProblems(document: unknown): SpdxProblems {
   if ((doc.packages ?? []).length > 0 && !(doc.relationships ?? []).some((r) => r.relationshipType === 'DESCRIBES')) {
     problems.push('no DESCRIBES relationship');
   }
-  return { schema: [], content: problems };
+  return problems;
 }
 
 /**
  * Throws `unrepresentable_spdx` when the inventory's data broke an SPDX rule (ids, licenses,
- * references) and `invalid_response` when the document's shape is wrong.
+ * references) and `invalid_response` when the document's shape is wrong (a defect of ours, its
+ * problems naming each package and field at fault).
  */
 export function validateSpdx(json: string): void {
-  const { schema: shape, content } = spdxProblems(JSON.parse(json));
-  if (shape.length > 0) throw new AnalysisError('invalid_response', `SPDX schema: ${shape.slice(0, 10).join('; ')}`);
+  const document: unknown = JSON.parse(json);
+  const errors = schemaErrors(document).slice(0, 10);
+  if (errors.length > 0) throw invalidDocumentError('spdx', document, errors, `SPDX schema: ${errors.map(describeError).join('; ')}`);
+  const content = contentProblems(document as SpdxDocument);
   if (content.length > 0) throw new AnalysisError('unrepresentable_spdx', `SPDX content: ${content.slice(0, 10).join('; ')}`);
 }
