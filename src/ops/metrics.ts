@@ -1,5 +1,7 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { hostname } from 'node:os';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { JobObserver } from '../jobs/runner.js';
 import type { MetadataCache, MetadataClient } from '../sbom/enrich-types.js';
 import type { OutputFormat } from '../sbom/types.js';
@@ -29,9 +31,16 @@ export class Metrics implements JobObserver {
   private hits = 0;
   private misses = 0;
 
+  /** Where the fleet's workers publish their metrics; set in API processes, whose scrape includes them. */
+  private fleet: { readonly redis: Redis; readonly prefix: string } | null = null;
+
   constructor(readonly processKind: 'api' | 'worker') {
     this.registry.setDefaultLabels({ process: processKind });
     collectDefaultMetrics({ register: this.registry, prefix: 'pkgscope_' });
+    // prom-client's unlabelled totals of active handles, requests and resources are gauges named
+    // `_total`, which Prometheus reserves for counters (promtool refuses them); the same figures
+    // remain as the sums of `pkgscope_nodejs_active_{handles,requests,resources}` by type.
+    for (const name of ['handles', 'requests', 'resources']) this.registry.removeSingleMetric(`pkgscope_nodejs_active_${name}_total`);
     const registers = [this.registry];
     this.httpDuration = new Histogram({
       name: 'pkgscope_http_request_duration_seconds',
@@ -118,7 +127,57 @@ export class Metrics implements JobObserver {
   /** The text exposition, queue figures read first (a Redis failure leaves them at their last values). */
   async scrape(): Promise<string> {
     await Promise.all(this.collectors.map((collect) => collect().catch(() => undefined)));
-    return this.registry.metrics();
+    if (this.fleet === null) return this.registry.metrics();
+    // An API's scrape carries the workers' series (`process="worker"`, summed over the live
+    // workers) beside its own: one scrape target sees the whole fleet without an ops port per worker.
+    const own = await this.registry.getMetricsAsJSON();
+    const workers = await this.workerMetrics(this.fleet).catch(() => []);
+    return AggregatorRegistry.aggregate([own, ...workers]).metrics();
+  }
+
+  /**
+   * A worker's metrics, published to Redis every `intervalMs` (each copy expires after three
+   * intervals, so a dead worker's series go away); returns the function that stops publishing.
+   */
+  publishTo(redis: Redis, prefix: string, intervalMs: number): () => Promise<void> {
+    const key = `${prefix}:metrics:worker:${hostname()}:${process.pid}`;
+    const publish = async (): Promise<void> => {
+      await redis.set(key, JSON.stringify(await this.registry.getMetricsAsJSON()), 'PX', intervalMs * 3);
+    };
+    // A Redis outage costs a gap in the series, never the worker.
+    const tick = (): void => void publish().catch(() => undefined);
+    tick();
+    const timer = setInterval(tick, intervalMs);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await redis.del(key).catch(() => undefined);
+    };
+  }
+
+  /** Makes this (API) process's scrape include the metrics the fleet's workers publish under `prefix`. */
+  includeWorkersFrom(redis: Redis, prefix: string): void {
+    this.fleet = { redis, prefix };
+  }
+
+  private async workerMetrics(fleet: { readonly redis: Redis; readonly prefix: string }): Promise<MetricObjectWithValues<MetricValue<string>>[][]> {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await fleet.redis.scan(cursor, 'MATCH', `${fleet.prefix}:metrics:worker:*`, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    if (keys.length === 0) return [];
+    const values = await fleet.redis.mget(...keys);
+    return values.flatMap((value) => {
+      if (value === null) return [];
+      try {
+        return [JSON.parse(value) as MetricObjectWithValues<MetricValue<string>>[]];
+      } catch {
+        return [];
+      }
+    });
   }
 
   get contentType(): string {
