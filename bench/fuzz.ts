@@ -5,7 +5,12 @@
  * RSS of the process (threads included; run one format per process for a figure of its own).
  * Crashing and over-budget inputs are written under the output folder to replay.
  *
- *   npm run fuzz -- [--runs 3000] [--seed 1] [--budget-ms 2000] [--heap-mb 512] [--format npm] [--out /tmp/pkgscope-fuzz]
+ * Then hostile list selectors (globs, matched on the API thread: each input's parse and match
+ * over long paths is timed against the budget) and grep patterns (RE2, compiled and matched over
+ * 200 KB on the grep thread pool as the service runs them): see bench/fuzz-inputs.ts. Then
+ * robots.txt files, checked against robots-parser and timed when hostile: see bench/fuzz-robots.ts.
+ *
+ *   npm run fuzz -- [--runs 3000] [--seed 1] [--budget-ms 2000] [--heap-mb 512] [--format npm] [--kind lockfiles|selectors|patterns|robots] [--out /tmp/pkgscope-fuzz]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +19,8 @@ import fc from 'fast-check';
 import { AnalysisError, LimitExceededError, OUTPUT_FORMATS, type InputFile } from '../src/sbom/types.js';
 import { createAnalysisPool } from '../src/threads/analysis-pool.js';
 import { FORMATS, mutatedUpload, type FuzzFormat } from '../test/fuzz/mutations.js';
+import { patternCampaign, selectorCampaign, type InputTally } from './fuzz-inputs.js';
+import { robotsCampaign } from './fuzz-robots.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,8 +31,10 @@ const { values } = parseArgs({
     format: { type: 'string', multiple: true },
     out: { type: 'string', default: '/tmp/pkgscope-fuzz' },
     threads: { type: 'string', default: '2' },
+    kind: { type: 'string', multiple: true },
   },
 });
+const kinds = new Set(values.kind ?? ['lockfiles', 'selectors', 'patterns', 'robots']);
 
 const runs = Number(values.runs);
 const budgetMs = Number(values['budget-ms']);
@@ -95,12 +104,12 @@ async function campaign(format: FuzzFormat, seed: number): Promise<Tally> {
 }
 
 const rows: Record<string, Tally> = {};
-for (const [i, format] of formats.entries()) {
+for (const [i, format] of (kinds.has('lockfiles') ? formats : []).entries()) {
   const started = performance.now();
   rows[format] = await campaign(format, Number(values.seed) + i);
   console.log(`${format}: done in ${Math.round((performance.now() - started) / 1000)} s`);
 }
-console.table(
+if (Object.keys(rows).length > 0) console.table(
   Object.fromEntries(
     Object.entries(rows).map(([format, t]) => [
       format,
@@ -109,5 +118,11 @@ console.table(
   ),
 );
 console.log(`budget ${budgetMs} ms, heap ${heapMb} MB, ${threads} threads; crashing and over-budget inputs under ${values.out}`);
-const failed = Object.values(rows).some((t) => t.crashes > 0);
+const inputs: Record<string, InputTally> = {};
+const options = { runs: Math.min(runs, 1000), seed: Number(values.seed), budgetMs, heapMb, threads, out: values.out };
+if (kinds.has('selectors')) inputs['selectors'] = selectorCampaign(options);
+if (kinds.has('patterns')) inputs['grep patterns'] = await patternCampaign(options);
+if (kinds.has('robots')) inputs['robots.txt'] = await robotsCampaign(options);
+if (Object.keys(inputs).length > 0) console.table(inputs);
+const failed = Object.values(rows).some((t) => t.crashes > 0) || Object.values(inputs).some((t) => t.crashes > 0);
 process.exitCode = failed ? 1 : 0;

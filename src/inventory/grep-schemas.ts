@@ -49,8 +49,16 @@ export const GrepResponse = Type.Object({
   matches: Type.Array(GrepMatch),
   has_more: Type.Boolean({ description: 'Ask again with next_cursor; a page after a bound may turn out empty.' }),
   next_cursor: Nullable(Type.String()),
-  stopped_at: Nullable(Type.Enum(['limit', 'time', 'bytes_scanned'], { description: 'The bound this page stopped at; null when the search is complete.' })),
+  stopped_at: Nullable(
+    Type.Enum(['limit', 'time', 'bytes_scanned'], {
+      description:
+        'The bound this page stopped at (inside a file too: the cursor resumes at its line); null when the search is complete. `bytes_scanned` is also the work bound: characters × the size of the compiled pattern.',
+    }),
+  ),
   capped_files: Type.Array(Type.String(), { description: 'Files with more matches than one file reports (500): the rest of theirs are left out.' }),
+  skipped_lines: Type.Array(Type.Object({ path: Type.String(), line_number: Type.Integer({ minimum: 1 }) }), {
+    description: 'Lines not searched: matching one would cost more than a whole request may (its length × the size of the compiled pattern). Exact text, or a simpler pattern, searches them.',
+  }),
   files_scanned: Type.Integer({ minimum: 0 }),
   files_with_matches: Type.Integer({ minimum: 0 }),
   bytes_scanned: Type.Integer({ minimum: 0 }),

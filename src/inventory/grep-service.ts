@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { ProblemError } from '../http/problems.js';
 import type { InventoryCatalog } from './catalog.js';
 import type { CursorCodec } from './cursor.js';
-import { compileMatcher, GREP_LIMITS, GrepPatternError, lineAt, lineStarts, window, type GrepPattern, type Matcher } from './grep.js';
+import { GrepPoolBusy, GrepTaskOverBudget, type GrepPool } from '../threads/grep-pool.js';
+import { checkPattern, GREP_LIMITS, GrepPatternError, isPlainText, prefilterOf, type GrepPattern, type Matcher } from './grep.js';
+import type { BatchScan, ScanFile, ScanFrom } from './grep-scan.js';
 import type { ListService } from './list-service.js';
 import type { ServedInventory } from './listing/types.js';
 import { indexableText } from './prepare.js';
@@ -29,14 +31,21 @@ export interface GrepServiceDeps {
   readonly catalog: InventoryCatalog;
   readonly cursors: CursorCodec;
   readonly reader: ReadService;
+  /** Where patterns are compiled and files matched: never the event loop. */
+  readonly pool: GrepPool;
   readonly now?: () => number;
 }
 
-/** Where a page stopped: after this match (path, line, column), or after this whole file (line -1). */
+/**
+ * Where a page stopped: after this match (path, line, column) or at the start of a line (column
+ * 0), with the file's matches on earlier lines (`seen`, for its cap); or after this whole file
+ * (line -1). Cursors made before `seen` existed resume by scanning their file from its start.
+ */
 interface Position {
   readonly path: string;
   readonly line: number;
   readonly column: number;
+  readonly seen?: number;
 }
 
 const FILE_DONE = -1;
@@ -55,16 +64,22 @@ const UNINDEXED_RECHECK_MS = 10_000;
 const ALL_FILES: Selection = { paths: [''], recursive: true, limit: 1, fileTypes: [], languages: [], intents: [] };
 
 function encodePosition(p: Position): string {
-  return JSON.stringify([p.path, p.line, p.column]);
+  return JSON.stringify(p.seen === undefined ? [p.path, p.line, p.column] : [p.path, p.line, p.column, p.seen]);
+}
+
+/** Where the scan of the cursor's own file starts. */
+function scanFrom(p: Position): ScanFrom {
+  return p.seen === undefined ? { line: p.line, column: p.column, seen: 0, rescan: true } : { line: p.line, column: p.column, seen: p.seen };
 }
 
 function decodePosition(text: string): Position | null {
   try {
     const parsed: unknown = JSON.parse(text);
-    if (!Array.isArray(parsed) || parsed.length !== 3) return null;
-    const [path, line, column] = parsed as unknown[];
+    if (!Array.isArray(parsed) || (parsed.length !== 3 && parsed.length !== 4)) return null;
+    const [path, line, column, seen] = parsed as unknown[];
     if (typeof path !== 'string' || typeof line !== 'number' || typeof column !== 'number') return null;
-    return { path, line, column };
+    if (seen === undefined) return { path, line, column };
+    return typeof seen === 'number' && Number.isSafeInteger(seen) && seen >= 0 ? { path, line, column, seen } : null;
   } catch {
     return null;
   }
@@ -77,10 +92,25 @@ export function grepKey(query: Pick<GrepQuery, 'target' | 'selection' | 'pattern
   return `g${createHash('sha256').update(canonical).digest('base64url').slice(0, 22)}`;
 }
 
-/** A statement PostgreSQL cancelled at its `statement_timeout`. */
-function cancelled(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) if ((e as { code?: unknown }).code === '57014') return true;
-  return false;
+/** The SQLSTATE of a PostgreSQL error (or of its cause), if any. */
+function sqlState(error: unknown): string | null {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return null;
+}
+
+/**
+ * A prefilter PostgreSQL gave up on: cancelled at its `statement_timeout` (57014), or a pattern
+ * it cannot take as written (invalid regular expression, too complex, a character its text cannot
+ * hold). The pattern is valid RE2 (the thread compiled it): the files are scanned without the index.
+ */
+const PREFILTER_GIVE_UP = new Set(['57014', '2201B', '54001', '22021', '22P05']);
+
+/** Reads each problem of a grep thread as the caller's. */
+function invalidPattern(message: string): ProblemError {
+  return new ProblemError('VALIDATION_ERROR', `${message}.`);
 }
 
 /**
@@ -102,12 +132,16 @@ export class GrepService {
   }
 
   async grep(query: GrepQuery): Promise<GrepResponseType> {
-    let matcher: Matcher;
     try {
-      matcher = compileMatcher(query.pattern);
+      checkPattern(query.pattern);
     } catch (error) {
-      if (error instanceof GrepPatternError) throw new ProblemError('VALIDATION_ERROR', `${error.message}.`);
+      if (error instanceof GrepPatternError) throw invalidPattern(error.message);
       throw error;
+    }
+    // A regular expression is compiled on a grep thread: a large program takes a while to build.
+    if (!isPlainText(query.pattern)) {
+      const compiled = await this.threads((pool) => pool.compile(query.pattern));
+      if (!compiled.ok) throw invalidPattern(compiled.message);
     }
     const key = grepKey(query);
     let served: ServedInventory;
@@ -126,7 +160,17 @@ export class GrepService {
     } else {
       served = await this.deps.list.servedAfter(query.target, query.waitMs);
     }
-    return this.scan(served, query, matcher, key, from);
+    return this.scan(served, query, key, from);
+  }
+
+  /** A grep thread's answer; a full pool is a 503 to retry, as for the synchronous analysis. */
+  private async threads<T>(task: (pool: GrepPool) => Promise<T>): Promise<T> {
+    try {
+      return await task(this.deps.pool);
+    } catch (error) {
+      if (error instanceof GrepPoolBusy) throw new ProblemError('SERVICE_UNAVAILABLE', 'Every grep thread is busy; retry shortly.', { headers: { 'Retry-After': '1' } });
+      throw error;
+    }
   }
 
   /**
@@ -147,21 +191,23 @@ export class GrepService {
   }
 
   /** The selected text files that can match, in path order, from the cursor's file on. */
-  private async candidates(served: ServedInventory, query: GrepQuery, matcher: Matcher, from: Position | null): Promise<{ files: StoredEntry[]; narrowed: boolean }> {
+  private async candidates(served: ServedInventory, query: GrepQuery, from: Position | null): Promise<{ files: StoredEntry[]; narrowed: boolean }> {
     const index = await this.deps.catalog.index(served.row.id, served.generation);
     const usable = (files: StoredEntry[]): StoredEntry[] =>
       files.filter((e) => e.contentHash !== null && e.lineCount !== null && !(from !== null && from.line === FILE_DONE && e.path === from.path));
     const everything = (): { files: StoredEntry[]; narrowed: false } => ({ files: usable(index.selectedFiles(query.selection, from?.path ?? null)), narrowed: false });
-    if (matcher.prefilter === null) return everything();
+    const prefilter: Matcher['prefilter'] = prefilterOf(query.pattern);
+    if (prefilter === null) return everything();
     // A pattern found too common a moment ago still is: no need to ask the index again.
-    const commonKey = `${matcher.prefilter.kind}\u0000${String(query.pattern.caseSensitive)}\u0000${matcher.prefilter.pattern}`;
+    const commonKey = `${prefilter.kind}\u0000${String(query.pattern.caseSensitive)}\u0000${prefilter.pattern}`;
     const known = this.common.get(commonKey);
     if (known !== undefined && this.now() < known) return everything();
     let found: { hashes: Set<string>; complete: boolean };
     try {
-      found = await this.deps.store.grepCandidates({ ...matcher.prefilter, caseSensitive: query.pattern.caseSensitive, timeoutMs: PREFILTER_TIMEOUT_MS }, PREFILTER_CAP);
+      found = await this.deps.store.grepCandidates({ ...prefilter, caseSensitive: query.pattern.caseSensitive, timeoutMs: PREFILTER_TIMEOUT_MS }, PREFILTER_CAP);
     } catch (error) {
-      if (!cancelled(error)) throw error;
+      const state = sqlState(error);
+      if (state === null || !PREFILTER_GIVE_UP.has(state)) throw error;
       return everything();
     }
     // Too common to narrow: reading in path order fills a page soonest.
@@ -192,20 +238,27 @@ export class GrepService {
     return texts;
   }
 
-  private async scan(served: ServedInventory, query: GrepQuery, matcher: Matcher, key: string, from: Position | null): Promise<GrepResponseType> {
+  private async scan(served: ServedInventory, query: GrepQuery, key: string, from: Position | null): Promise<GrepResponseType> {
     const started = this.now();
-    const { files, narrowed } = await this.candidates(served, query, matcher, from);
+    const { files, narrowed } = await this.candidates(served, query, from);
     const limit = query.selection.limit;
     const matches: GrepMatchType[] = [];
     const capped: string[] = [];
+    const skipped: { path: string; line_number: number }[] = [];
     let bytesScanned = 0;
+    let work = 0;
     let filesScanned = 0;
     let filesWithMatches = 0;
     let stoppedAt: GrepResponseType['stopped_at'] = null;
     let last: Position | null = null;
     let more = false;
     let i = 0;
+    const begun = (): boolean => filesScanned > 0 || bytesScanned > 0;
     scanning: while (i < files.length) {
+      if (begun() && this.now() - started > GREP_LIMITS.maxScanMs) {
+        stoppedAt = 'time';
+        break;
+      }
       const batch: StoredEntry[] = [];
       for (let bytes = 0; i + batch.length < files.length && batch.length < BATCH_FILES && bytes < BATCH_BYTES; ) {
         const f = files[i + batch.length];
@@ -214,36 +267,64 @@ export class GrepService {
         bytes += f.byteSize ?? 0;
       }
       const texts = await this.texts(batch);
-      for (const file of batch) {
-        if (this.now() - started > GREP_LIMITS.maxScanMs && filesScanned > 0) {
-          stoppedAt = 'time';
-          break scanning;
+      const scanFiles: ScanFile[] = batch.map((f) => ({
+        path: f.path,
+        // A text no longer stored is scanned as empty: it has no lines to match.
+        text: (f.contentHash === null ? undefined : texts.get(f.contentHash)) ?? '',
+        from: from !== null && from.path === f.path ? scanFrom(from) : null,
+      }));
+      let result: BatchScan;
+      try {
+        const answer = await this.threads((pool) =>
+          pool.scan(query.pattern, {
+            files: scanFiles,
+            contextLines: query.contextLines,
+            room: limit - matches.length,
+            budget: {
+              timeMs: Math.max(0, GREP_LIMITS.maxScanMs - (this.now() - started)),
+              bytes: GREP_LIMITS.maxBytesScanned - bytesScanned,
+              work: GREP_LIMITS.maxScanWork - work,
+              started: begun(),
+            },
+          }),
+        );
+        if ('invalid' in answer) throw invalidPattern(answer.invalid);
+        result = answer;
+      } catch (error) {
+        if (!(error instanceof GrepTaskOverBudget)) throw error;
+        // The thread's backstop: the bounds inside the scan should have stopped it first. So that
+        // the next page moves on, a batch that alone went over it leaves its first file out.
+        const first = batch[0];
+        if (!begun() && first !== undefined) {
+          skipped.push({ path: first.path, line_number: from?.path === first.path && from.line > 0 ? from.line : 1 });
+          last = { path: first.path, line: FILE_DONE, column: 0 };
         }
-        if (bytesScanned + (file.byteSize ?? 0) > GREP_LIMITS.maxBytesScanned && filesScanned > 0) {
-          stoppedAt = 'bytes_scanned';
-          break scanning;
-        }
-        i++;
-        const text = file.contentHash === null ? undefined : texts.get(file.contentHash);
-        filesScanned++;
-        bytesScanned += file.byteSize ?? 0;
-        if (text === undefined || !matcher.test(text)) {
-          last = { path: file.path, line: FILE_DONE, column: 0 };
-          continue;
-        }
-        const skip = from !== null && from.path === file.path ? from : null;
-        const found = this.fileMatches(file, text, matcher, query, served, skip, limit - matches.length);
-        if (found.matches.length > 0) filesWithMatches++;
-        matches.push(...found.matches);
-        if (found.capped) capped.push(file.path);
-        if (found.more) {
-          // The page is full inside this file: go on from its last match.
-          const m = found.matches.at(-1);
-          last = m === undefined ? last : { path: file.path, line: m.line_number, column: m.column_start };
+        stoppedAt = 'time';
+        break;
+      }
+      bytesScanned += result.bytes;
+      work += result.work;
+      for (const scanned of result.files) {
+        const file = batch.find((f) => f.path === scanned.path);
+        if (file === undefined) continue;
+        const resumed = from !== null && from.path === file.path ? from : null;
+        if (scanned.matches.length > 0) filesWithMatches++;
+        for (const m of scanned.matches) matches.push({ path: file.path, ...m, language: file.language, intent: file.intent, read: { target: served.actionTarget, path: file.path } });
+        if (scanned.capped) capped.push(file.path);
+        for (const line of scanned.skippedLines) skipped.push({ path: file.path, line_number: line });
+        const next = scanned.next;
+        if (scanned.full || scanned.stop !== null) {
+          if (next !== null) {
+            // A file the scan got into counts as scanned, though a later page finishes it.
+            if (next.line > (resumed?.line ?? 1) || scanned.matches.length > 0) filesScanned++;
+            last = { path: file.path, line: next.line, column: next.column, seen: next.seen };
+          }
           more = true;
-          stoppedAt = 'limit';
+          stoppedAt = scanned.full ? 'limit' : scanned.stop;
           break scanning;
         }
+        filesScanned++;
+        i++;
         last = { path: file.path, line: FILE_DONE, column: 0 };
         if (matches.length >= limit && i < files.length) {
           more = true;
@@ -252,7 +333,7 @@ export class GrepService {
         }
       }
     }
-    if (stoppedAt === 'time' || stoppedAt === 'bytes_scanned') more = true;
+    if (stoppedAt === 'time' || stoppedAt === 'bytes_scanned') more = last !== null;
     const nextCursor = more && last !== null ? this.deps.cursors.encode({ selection: key, inventory: served.row.id, after: encodePosition(last), pin: served.pin }) : null;
     return {
       inventory_kind: served.inventoryKind,
@@ -264,55 +345,12 @@ export class GrepService {
       next_cursor: nextCursor,
       stopped_at: stoppedAt,
       capped_files: capped,
+      skipped_lines: skipped,
       files_scanned: filesScanned,
       files_with_matches: filesWithMatches,
       bytes_scanned: bytesScanned,
       index_narrowed: narrowed,
     };
   }
-
-  /** Matches of one file after `skip`, at most `room` (plus whether more follow) and `maxMatchesPerFile`. */
-  private fileMatches(
-    file: StoredEntry,
-    text: string,
-    matcher: Matcher,
-    query: GrepQuery,
-    served: ServedInventory,
-    skip: Position | null,
-    room: number,
-  ): { matches: GrepMatchType[]; more: boolean; capped: boolean } {
-    const starts = lineStarts(text);
-    const out: GrepMatchType[] = [];
-    // Every match of the file counts toward its cap, those an earlier page showed too.
-    let total = 0;
-    for (let n = 0; n < starts.length; n++) {
-      const lineNumber = n + 1;
-      const line = lineAt(text, starts, n);
-      for (const m of matcher.line(line)) {
-        if (++total > GREP_LIMITS.maxMatchesPerFile) return { matches: out, more: false, capped: true };
-        if (skip !== null && (lineNumber < skip.line || (lineNumber === skip.line && m.start + 1 <= skip.column))) continue;
-        if (out.length === room) return { matches: out, more: true, capped: false };
-        const shown = window(line, m.start);
-        const context = (k: number): { line_number: number; text: string } => ({ line_number: k + 1, text: window(lineAt(text, starts, k), 0).text });
-        out.push({
-          path: file.path,
-          line_number: lineNumber,
-          column_start: m.start + 1,
-          column_end: m.end + 1,
-          line: shown.text,
-          line_column: shown.offset + 1,
-          before: range(Math.max(0, n - query.contextLines), n).map(context),
-          after: range(n + 1, Math.min(starts.length, n + 1 + query.contextLines)).map(context),
-          language: file.language,
-          intent: file.intent,
-          read: { target: served.actionTarget, path: file.path },
-        });
-      }
-    }
-    return { matches: out, more: false, capped: false };
-  }
 }
 
-function range(from: number, to: number): number[] {
-  return Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k);
-}

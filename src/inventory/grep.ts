@@ -17,6 +17,12 @@ export const GREP_LIMITS = {
   maxMatchesPerFile: 500,
   /** Text read by one request (indexed candidates and unindexed files alike). */
   maxBytesScanned: 64 * 1024 * 1024,
+  /**
+   * Work of one request: program instructions × characters matched, the worst case of a
+   * linear-time engine (about 2 s of a thread at re2js's slowest); a larger program scans fewer
+   * characters per page. A line costing more than this alone is not matched (`skipped_lines`).
+   */
+  maxScanWork: 100_000_000,
   /** Wall time one request scans for before it answers with what it has. */
   maxScanMs: 3000,
   /** Longest line (or context line) returned; longer ones are cut around the match. */
@@ -38,6 +44,8 @@ export interface LineMatch {
 }
 
 export interface Matcher {
+  /** RE2 instructions of the program (1 for exact, case-sensitive text): the work per character. */
+  readonly programSize: number;
   /** Whether the text has any match at all (a cheap test before per-line work). */
   test(text: string): boolean;
   /** The matches of one line, left to right, non-overlapping. */
@@ -111,16 +119,44 @@ export function portableRegex(pattern: string): string | null {
     }
     out += c;
   }
-  return inBracket ? null : `(?n)${out}`;
+  if (inBracket) return null;
+  // PostgreSQL's repetition counts stop at 255 (RE2's at 1,000): a larger one is left to the scan.
+  for (const m of out.matchAll(/\{(\d+)(?:,(\d*))?\}/g)) if (Number(m[1]) > 255 || Number(m[2] ?? 0) > 255) return null;
+  return `(?n)${out}`;
 }
 
-export function compileMatcher(input: GrepPattern): Matcher {
-  const { pattern, regex, caseSensitive } = input;
+/**
+ * The checks that need no compilation (cheap enough for the API thread): the pattern's length,
+ * line breaks, lookaround, and NUL, which no text file holds and PostgreSQL's text cannot.
+ */
+export function checkPattern(input: GrepPattern): void {
+  const { pattern, regex } = input;
   if (pattern === '') throw new GrepPatternError('pattern must not be empty');
   if (pattern.length > GREP_LIMITS.maxPatternLength) throw new GrepPatternError(`pattern is longer than ${GREP_LIMITS.maxPatternLength} characters`);
+  if (pattern.includes('\u0000')) throw new GrepPatternError('pattern must not contain NUL (U+0000): no text file holds one');
   if (/[\r\n]/.test(pattern) && !regex) throw new GrepPatternError('pattern must not contain a line break: matching is per line');
-  if (!regex && caseSensitive) {
+  if (regex && LOOKAROUND.test(pattern)) throw new GrepPatternError('lookaround is not supported (RE2 syntax)');
+}
+
+/** Whether matching needs no regular expression (exact, case-sensitive text: `indexOf`). */
+export function isPlainText(input: GrepPattern): boolean {
+  return !input.regex && input.caseSensitive;
+}
+
+/** What the trigram index can be asked for this pattern (see `Matcher.prefilter`), without compiling it. */
+export function prefilterOf(input: GrepPattern): Matcher['prefilter'] {
+  if (!input.regex) return { kind: 'like', pattern: `%${likeEscape(input.pattern)}%` };
+  const portable = portableRegex(input.pattern);
+  return portable === null ? null : { kind: 'regex', pattern: portable };
+}
+
+/** Compiles a pattern (its program can cost ~100 ms to build: a grep thread does it, see src/threads/grep-pool.ts). */
+export function compileMatcher(input: GrepPattern): Matcher {
+  const { pattern, regex, caseSensitive } = input;
+  checkPattern(input);
+  if (isPlainText(input)) {
     return {
+      programSize: 1,
       test: (text) => text.includes(pattern),
       line: (text) => {
         const out: LineMatch[] = [];
@@ -130,7 +166,6 @@ export function compileMatcher(input: GrepPattern): Matcher {
       prefilter: { kind: 'like', pattern: `%${likeEscape(pattern)}%` },
     };
   }
-  if (regex && LOOKAROUND.test(pattern)) throw new GrepPatternError('lookaround is not supported (RE2 syntax)');
   let re: RE2JS;
   try {
     re = RE2JS.compile(regex ? pattern : RE2JS.quote(pattern), caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
@@ -138,12 +173,13 @@ export function compileMatcher(input: GrepPattern): Matcher {
     if (error instanceof RE2JSException) throw new GrepPatternError(`pattern is not an RE2 regular expression: ${error.message}`);
     throw error;
   }
-  if (re.matcher('').programSize() > GREP_LIMITS.maxProgramSize) throw new GrepPatternError('pattern compiles to too large a program; simplify it');
-  const portable = regex ? portableRegex(pattern) : null;
+  const programSize = re.matcher('').programSize();
+  if (programSize > GREP_LIMITS.maxProgramSize) throw new GrepPatternError('pattern compiles to too large a program; simplify it');
   // The whole-text test reads `^` and `$` at every line, as the per-line pass does; a text with
   // CR line ends (where `$` would stop before the CR) goes straight to the per-line pass.
   const whole = RE2JS.compile(regex ? pattern : RE2JS.quote(pattern), (caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE) | RE2JS.MULTILINE);
   return {
+    programSize,
     // A match across lines only costs a per-line pass that finds nothing.
     test: (text) => text.includes('\r') || whole.matcher(text).find(),
     line: (text) => {
@@ -159,7 +195,7 @@ export function compileMatcher(input: GrepPattern): Matcher {
       }
       return out;
     },
-    prefilter: regex ? (portable === null ? null : { kind: 'regex', pattern: portable }) : { kind: 'like', pattern: `%${likeEscape(pattern)}%` },
+    prefilter: prefilterOf(input),
   };
 }
 

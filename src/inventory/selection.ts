@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { INTENTS, type Intent } from './classify.js';
+import { globsProblem } from './glob.js';
 import type { ListTarget } from './targets.js';
 
 /** What a list request selects inside a target, normalised; a cursor is bound to it. */
@@ -60,6 +61,8 @@ export function parseSelection(input: SelectionInput, target: ListTarget): Selec
     const path = normalizePath(raw, site);
     if (!paths.includes(path)) paths.push(path);
   }
+  const globs = globsProblem(paths);
+  if (globs !== null) return { ok: false, detail: globs };
   const parsed = {
     fileTypes: filters(input.file_types, 'file_types', true),
     languages: filters(input.languages, 'languages', true),

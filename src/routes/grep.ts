@@ -33,7 +33,7 @@ export function grepRoutes(service: GrepService): RoutePlugin {
       tags: ['inventory'],
       body: GrepRequestBody,
       querystring: NO_QUERY_PARAMETERS,
-      response: { 200: json('One page of matches in path then line order.', GrepResponse), ...problemResponses(...AUTHENTICATED_PROBLEMS, 404, 409, 422, 502, 504) },
+      response: { 200: json('One page of matches in path then line order.', GrepResponse), ...problemResponses(...AUTHENTICATED_PROBLEMS, 404, 409, 422, 502, 503, 504) },
       'x-service-cost': { weight: 5, class: 'standard' },
     } as const;
     app.post('/grep', { config: { capability: 'read' }, schema }, async (request) => service.grep(grepQueryOf(request.body)));
