@@ -27,6 +27,31 @@ export default tseslint.config(
     },
   },
   {
+    // One HTTP stack (src/net): product code never reaches the process-global dispatcher, which is
+    // Node's bundled undici when its fetch ran first, nor the global fetch that uses it.
+    files: ['src/**/*.ts', 'workers/**/*.ts'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'fetch', message: 'Use a dispatcher from src/net (or a registry client) instead of the global fetch.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'globalThis', property: 'fetch', message: 'Use a dispatcher from src/net instead of the global fetch.' },
+        { object: 'global', property: 'fetch', message: 'Use a dispatcher from src/net instead of the global fetch.' },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'undici',
+              importNames: ['getGlobalDispatcher', 'setGlobalDispatcher', 'fetch'],
+              message: 'Pass a dispatcher made in src/net; the global one may be Node’s bundled undici.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests and benchmarks may print and use looser helpers; the product's boundaries stay strict.
     files: ['test/**', 'bench/**'],
     rules: {

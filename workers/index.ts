@@ -5,7 +5,7 @@ import type { DatabaseHandle } from '../src/db/client.js';
 import { DEFAULT_TAR_LIMITS } from '../src/inventory/tar-reader.js';
 import { CRAWLER_AGENT } from '../src/inventory/crawl.js';
 import { GitSource } from '../src/inventory/sources/git.js';
-import { packageSources } from '../src/inventory/sources/index.js';
+import { packageSources, targetOutgoing } from '../src/inventory/sources/index.js';
 import { addressPolicy, HostLimiter, SiteFetcher } from '../src/inventory/sources/site-fetch.js';
 import { InventoryStore } from '../src/inventory/store.js';
 import { inventoryChannel } from '../src/inventory/waiter.js';
@@ -75,6 +75,9 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const metrics = new Metrics('worker');
   metrics.watchQueues([sbomQueue, maintenanceQueue, preparationQueues.inventory, preparationQueues.crawl]);
   const notify = (id: string): Promise<void> => publishEvent(commands, inventoryChannel(config.redisPrefix, id), 'changed', logger);
+  const npmOptions = deps.npmOptions ?? (await loadNpmOptions());
+  // Package targets' registry and archive requests, under the address policy.
+  const outgoing = targetOutgoing(npmOptions, config.packageRegistries, config.registryAllowPrivateAddresses);
   const fetcher = new SiteFetcher({
     allowAddress: addressPolicy(config.siteAllowPrivateAddresses),
     timeoutMs: config.crawl.fetchTimeoutMs,
@@ -116,8 +119,15 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       {
         package: {
           store: inventories,
-          sources: packageSources(deps.npmOptions ?? (await loadNpmOptions()), config.packageRegistries, config.resolutionTimeoutMs),
-          limits: { ...DEFAULT_TAR_LIMITS, maxFileBytes: config.inventoryMaxFileBytes, maxTotalBytes: config.inventoryMaxTotalBytes },
+          sources: packageSources(npmOptions, config.packageRegistries, config.resolutionTimeoutMs, outgoing),
+          limits: {
+            ...DEFAULT_TAR_LIMITS,
+            maxFileBytes: config.inventoryMaxFileBytes,
+            maxTotalBytes: config.inventoryMaxTotalBytes,
+            maxPathBytes: config.inventoryMaxPathBytes,
+            maxPathDepth: config.inventoryMaxPathDepth,
+            maxDirectories: config.inventoryMaxDirectories,
+          },
           logger,
           notify,
           maxAttempts: config.jobMaxAttempts,
@@ -231,7 +241,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       }
       for (const handler of handlers) await handler.close?.();
       await Promise.all([sbomQueue.close(), maintenanceQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close()]);
-      await Promise.all([...connections.map(closeRedis), pool.close()]);
+      await Promise.all([...connections.map(closeRedis), pool.close(), outgoing.close()]);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { InventoryFacts } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
 import { classifyFile, fileTypeOf, intentOf, languageOf, textFacts, type InventoryContext } from './classify.js';
 import type { StoredEntry } from './query.js';
+import { BlockedAddress } from '../net/address-policy.js';
 import { RegistryUnavailable, TarballUnavailable } from './sources/npm.js';
 import type { PackageVersion } from './sources/registry-source.js';
 import type { PackageRegistry, PackageSources } from './sources/registry-source.js';
@@ -275,6 +276,8 @@ export async function preparePackageInventory(id: string, deps: PreparationDeps)
     if (error instanceof TarballUnavailable) return finish('unavailable', 'tarball_unavailable');
     if (error instanceof TarLimitError) return finish('failed', error.reason);
     if ((error as { code?: unknown } | null)?.code === 'EINTEGRITY') return finish('failed', 'integrity_mismatch');
+    // An archive address (or redirect) the outgoing-address policy refuses: retrying will not change it.
+    if (error instanceof BlockedAddress) return finish('failed', 'blocked_address');
     if (error instanceof RegistryUnavailable && !attemptsOver({ ...claimed, attempt: claimed.attempt + 1 }, deps.maxAttempts)) {
       log.warn({ err: error, attempt: claimed.attempt }, 'registry unavailable; preparation will be retried');
       return 'retry';

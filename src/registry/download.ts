@@ -1,4 +1,4 @@
-import { getGlobalDispatcher, interceptors, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 
 /**
  * A bounded download of a registry archive: the whole body in memory, never more than
@@ -13,7 +13,12 @@ export type DownloadResult =
 export interface DownloadOptions {
   readonly timeoutMs: number;
   readonly maxBytes: number;
-  readonly dispatcher?: Dispatcher;
+  /**
+   * The dispatcher that follows redirects under the address policy (src/net/dispatchers.ts):
+   * registries answer archive downloads with redirects to their storage. Always given, never the
+   * process-global one.
+   */
+  readonly dispatcher: Dispatcher;
 }
 
 export async function downloadBytes(url: string, options: DownloadOptions): Promise<DownloadResult> {
@@ -23,8 +28,7 @@ export async function downloadBytes(url: string, options: DownloadOptions): Prom
       method: 'GET',
       signal: deadline,
       headers: { 'user-agent': 'pkgscope' },
-      // Registries answer archive downloads with redirects to their storage.
-      dispatcher: (options.dispatcher ?? getGlobalDispatcher()).compose(interceptors.redirect({ maxRedirections: 5 })),
+      dispatcher: options.dispatcher,
     });
     if (statusCode === 404 || statusCode === 410 || statusCode === 451) {
       await body.dump();

@@ -1,3 +1,5 @@
+import type { Dispatcher } from 'undici';
+import { blockedIn } from '../../net/address-policy.js';
 import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import { downloadBytes } from '../../registry/download.js';
 import { readTarball, type ArchiveRoot, type TarFile, type TarLimits, type TarReadResult } from '../tar-reader.js';
@@ -6,6 +8,11 @@ import { RegistryMalformed, RegistryUnavailable, TarballUnavailable } from './np
 import { Readable } from 'node:stream';
 
 /** What every registry source but npm shares: its JSON documents and its archive downloads. */
+
+/** A registry source's HTTP: its documents, and the dispatcher its archives download through (redirects followed, each hop under the address policy). */
+export interface SourceHttp extends RegistryHttp {
+  readonly archives: Dispatcher;
+}
 
 /**
  * A registry JSON document (null: 404/410), checked by `usable`; an answer that is not JSON or
@@ -40,6 +47,9 @@ export async function registryText(http: RegistryHttp, url: string, accept = '*/
 
 function registryFailure(error: unknown): Error {
   if ((error as { code?: unknown } | null)?.code === 'REGISTRY_RESPONSE') return new RegistryMalformed({ cause: error });
+  // The refusal stays findable in the cause chain (the listing names it).
+  const blocked = blockedIn(error);
+  if (blocked !== null) return new RegistryUnavailable(false, { cause: blocked });
   return new RegistryUnavailable(error instanceof Error && /in time/.test(error.message), { cause: error });
 }
 
@@ -54,17 +64,21 @@ export async function quietly<T>(fallback: T, ask: () => Promise<T>): Promise<T>
 
 const ARCHIVE = { timeoutMs: 60_000, maxBytes: 256 * 1024 * 1024 };
 
-/** An archive's bytes, downloaded within bounds: gone is `TarballUnavailable` (null when `optional`), a failure `RegistryUnavailable`. */
-export async function archiveBytes(url: string | null): Promise<Buffer>;
-export async function archiveBytes(url: string | null, optional: true): Promise<Buffer | null>;
-export async function archiveBytes(url: string | null, optional = false): Promise<Buffer | null> {
+/**
+ * An archive's bytes, downloaded within bounds: gone is `TarballUnavailable` (null when `optional`),
+ * a destination the address policy refuses `BlockedAddress` (retrying will not change it), any
+ * other failure `RegistryUnavailable`.
+ */
+export async function archiveBytes(http: SourceHttp, url: string | null): Promise<Buffer>;
+export async function archiveBytes(http: SourceHttp, url: string | null, optional: true): Promise<Buffer | null>;
+export async function archiveBytes(http: SourceHttp, url: string | null, optional = false): Promise<Buffer | null> {
   if (url === null) throw new TarballUnavailable(null);
-  const result = await downloadBytes(url, ARCHIVE);
+  const result = await downloadBytes(url, { ...ARCHIVE, dispatcher: http.archives });
   if (result.kind === 'gone') {
     if (optional) return null;
     throw new TarballUnavailable(result.status);
   }
-  if (result.kind === 'failed') throw new RegistryUnavailable(result.timedOut, { cause: result.cause });
+  if (result.kind === 'failed') throw blockedIn(result.cause) ?? new RegistryUnavailable(result.timedOut, { cause: result.cause });
   return result.bytes;
 }
 

@@ -1,7 +1,6 @@
 import semver from 'semver';
-import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import type { TarFile, TarLimits, TarReadResult } from '../tar-reader.js';
-import { archiveBytes, readArchive, registryJson } from './archive.js';
+import { archiveBytes, readArchive, registryJson, type SourceHttp } from './archive.js';
 import { RegistryMalformed } from './npm.js';
 import type { PackageVersion, VersionLookup } from './registry-source.js';
 import type { PackageRegistrySource, Provenance } from './registry-source.js';
@@ -41,7 +40,7 @@ export function cargoRange(spec: string): string | null {
 export class CratesPackageSource implements PackageRegistrySource {
   constructor(
     private readonly base: string,
-    private readonly http: RegistryHttp,
+    private readonly http: SourceHttp,
   ) {}
 
   private url(path: string): string {
@@ -97,6 +96,6 @@ export class CratesPackageSource implements PackageRegistrySource {
   }
 
   async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
-    return readArchive(await archiveBytes(version.tarball), limits, onFile, 'top');
+    return readArchive(await archiveBytes(this.http, version.tarball), limits, onFile, 'top');
   }
 }

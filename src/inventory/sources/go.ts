@@ -1,8 +1,7 @@
-import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import { escapeModulePart } from '../../sbom/ecosystems/golang/registry.js';
 import { compareGoVersions, isGoVersion } from '../../sbom/ecosystems/golang/version.js';
 import type { TarFile, TarLimits, TarReadResult } from '../tar-reader.js';
-import { archiveBytes, quietly, readArchive, registryJson, registryText } from './archive.js';
+import { archiveBytes, quietly, readArchive, registryJson, registryText, type SourceHttp } from './archive.js';
 import type { PackageVersion, VersionLookup } from './registry-source.js';
 import { NO_PROVENANCE, type PackageRegistrySource, type Provenance } from './registry-source.js';
 
@@ -50,7 +49,7 @@ function highest(versions: readonly string[]): string | null {
 export class GoPackageSource implements PackageRegistrySource {
   constructor(
     private readonly base: string,
-    private readonly http: RegistryHttp,
+    private readonly http: SourceHttp,
   ) {}
 
   private url(module: string, rest: string): string {
@@ -114,6 +113,6 @@ export class GoPackageSource implements PackageRegistrySource {
 
   async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
     // Every file of a module zip sits under `<module>@<version>/`, the module path unencoded.
-    return readArchive(await archiveBytes(version.tarball), limits, onFile, { prefix: `${version.name}@${version.version}/` });
+    return readArchive(await archiveBytes(this.http, version.tarball), limits, onFile, { prefix: `${version.name}@${version.version}/` });
   }
 }

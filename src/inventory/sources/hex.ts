@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import semver from 'semver';
-import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import { readTarball, TarLimitError, type TarFile, type TarLimits, type TarReadResult } from '../tar-reader.js';
-import { archiveBytes, quietly, registryJson, tarMembers } from './archive.js';
+import { archiveBytes, quietly, registryJson, tarMembers, type SourceHttp } from './archive.js';
 import type { PackageVersion, VersionLookup } from './registry-source.js';
 import { codeHostRepository } from './repo-url.js';
 import { NO_PROVENANCE, type PackageRegistrySource, type Provenance } from './registry-source.js';
@@ -58,7 +57,7 @@ export class HexPackageSource implements PackageRegistrySource {
   constructor(
     api: string,
     repo: string,
-    private readonly http: RegistryHttp,
+    private readonly http: SourceHttp,
   ) {
     this.api = api.replace(/\/+$/, '');
     this.repo = repo.replace(/\/+$/, '');
@@ -95,7 +94,7 @@ export class HexPackageSource implements PackageRegistrySource {
   }
 
   async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
-    const outer = await archiveBytes(version.tarball);
+    const outer = await archiveBytes(this.http, version.tarball);
     const contents = (await tarMembers(outer, limits, ['contents.tar.gz'])).get('contents.tar.gz');
     if (contents === undefined) throw new TarLimitError('corrupt', 'the Hex tarball has no contents.tar.gz');
     const result = await readTarball(Readable.from([contents]), limits, onFile, { root: 'none' });

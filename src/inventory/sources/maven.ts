@@ -1,10 +1,9 @@
-import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import { JvmFileError } from '../../sbom/ecosystems/maven/xml.js';
 import { parsePom } from '../../sbom/ecosystems/maven/parse-pom.js';
 import { metadataUrl, parseMavenMetadata, pomUrl, snapshotBuild } from '../../sbom/ecosystems/maven/registry.js';
 import { compareMavenVersions, highestInRange, isRange } from '../../sbom/ecosystems/maven/version.js';
 import type { TarFile, TarLimits, TarReadResult } from '../tar-reader.js';
-import { archiveBytes, quietly, readArchive, registryText } from './archive.js';
+import { archiveBytes, quietly, readArchive, registryText, type SourceHttp } from './archive.js';
 import { RegistryMalformed } from './npm.js';
 import type { PackageVersion, VersionLookup } from './registry-source.js';
 import { NO_PROVENANCE, type PackageRegistrySource, type Provenance } from './registry-source.js';
@@ -31,7 +30,7 @@ export class MavenPackageSource implements PackageRegistrySource {
 
   constructor(
     base: string,
-    private readonly http: RegistryHttp,
+    private readonly http: SourceHttp,
   ) {
     this.base = base.replace(/\/+$/, '');
   }
@@ -96,7 +95,7 @@ export class MavenPackageSource implements PackageRegistrySource {
   async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
     const sources = version.tarball;
     // The sources jar when published; else the jar (its classes and resources).
-    const bytes = (await archiveBytes(sources, true)) ?? (await archiveBytes(sources?.replace(/-sources\.jar$/, '.jar') ?? null));
+    const bytes = (await archiveBytes(this.http, sources, true)) ?? (await archiveBytes(this.http, sources?.replace(/-sources\.jar$/, '.jar') ?? null));
     return readArchive(bytes, limits, onFile, 'none');
   }
 }

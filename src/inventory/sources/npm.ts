@@ -1,16 +1,37 @@
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import npmFetch from 'npm-registry-fetch';
+import getAuth from 'npm-registry-fetch/lib/auth.js';
 import pickManifest from 'npm-pick-manifest';
+import { request } from 'undici';
+import { blockedIn } from '../../net/address-policy.js';
+import type { Outgoing } from '../../net/dispatchers.js';
+import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import { repositoryUrl } from '../../sbom/metadata.js';
 import type { NpmOptions } from '../../registry/npm-options.js';
 import { readTarball, type TarFile, type TarLimits, type TarReadResult } from '../tar-reader.js';
+import { integrityCheck } from './integrity.js';
 import type { PackageRegistrySource, PackageVersion, VersionLookup } from './registry-source.js';
 
 /**
- * npm packages as inventory sources, through npm's own client libraries with the user's npm
- * configuration: version resolution from the packument (exact, range or dist-tag), and the
- * tarball as a stream whose integrity is checked while it is read.
+ * npm packages as inventory sources with the user's npm configuration: version resolution from
+ * the packument (exact, range or dist-tag), and the tarball as a stream whose integrity is checked
+ * while it is read. Requests go through the project's HTTP stack under the address policy, with
+ * the credentials npm's own lookup picks for each URL and npm's CAs; a configuration that only
+ * npm's fetch stack can honour (proxies, client certificates, a bound local address) goes through
+ * npm-registry-fetch, with the tarball's address checked first.
  */
+
+/** The project's HTTP for npm: packuments through `http`, tarballs through `outgoing.following`. */
+export interface NpmNet {
+  readonly http: RegistryHttp;
+  readonly outgoing: Outgoing;
+}
+
+/** Whether npm's options ask for what only npm's own fetch stack does (its CAs are the dispatchers' own, see sources/index.ts). */
+function needsNpmFetch(options: NpmOptions): boolean {
+  const set = (key: string): boolean => options[key] !== undefined && options[key] !== null && options[key] !== '';
+  return ['proxy', 'httpsProxy', 'cert', 'key', 'localAddress', 'forceAuth', 'otp'].some(set) || options['strictSSL'] === false || options['offline'] === true;
+}
 
 /** The registry could not be asked (network, 5xx, timeout): not an answer about the package. */
 export class RegistryUnavailable extends Error {
@@ -56,27 +77,62 @@ function escapeName(name: string): string {
   return name.startsWith('@') ? `@${encodeURIComponent(name.slice(1))}` : encodeURIComponent(name);
 }
 
+/** How long a tarball download may stall between chunks. */
+const TARBALL_IDLE_MS = 60_000;
+
 const CORGI = 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*';
 
 export class NpmPackageSource implements PackageRegistrySource {
   private readonly packuments = new Map<string, { at: number; value: Promise<Packument | null> }>();
   private readonly options: NpmOptions;
 
+  /** The project's HTTP stack, unless npm's configuration needs npm's own. */
+  private readonly plain: NpmNet | null;
+
   constructor(
     options: NpmOptions,
+    private readonly net: NpmNet | null = null,
     private readonly packumentTtlMs = 60_000,
     private readonly timeoutMs = 15_000,
   ) {
     // Short waits between retries: a list request is waiting on this answer.
     const { cache: _httpCache, ...rest } = options;
     this.options = { ...rest, timeout: timeoutMs, retry: { retries: 1, factor: 2, minTimeout: 200, maxTimeout: 1000 } };
+    this.plain = net !== null && !needsNpmFetch(options) ? net : null;
+  }
+
+  /** The registry of a package, as npm-registry-fetch picks it (its scope's registry, else the configured scope's, else `registry`). */
+  private registryFor(name: string): string {
+    const scopeRegistry = (scope: unknown): unknown => (typeof scope === 'string' && scope !== '' ? this.options[`${scope.replace(/^@?/, '@')}:registry`] : undefined);
+    const picked = (name.startsWith('@') ? scopeRegistry(name.slice(0, name.indexOf('/'))) : undefined) ?? scopeRegistry(this.options['scope']) ?? this.options['registry'];
+    if (typeof picked !== 'string' || picked === '') throw new Error('npm configuration has no registry');
+    return picked.replace(/\/+$/, '');
+  }
+
+  /** The credentials header npm would send to `url` (npm's own lookup: per registry, host and port). */
+  private credentials(url: string, spec: string): { authorization?: string } {
+    const auth = getAuth(url, { ...this.options, spec });
+    if (auth.token !== null) return { authorization: `Bearer ${auth.token}` };
+    if (auth.auth !== null) return { authorization: `Basic ${auth.auth}` };
+    return {};
+  }
+
+  /** A document through the project's HTTP (null: 404/410); any failure is `RegistryUnavailable`. */
+  private async plainJson(plain: NpmNet, url: string, spec: string, accept: string): Promise<unknown> {
+    try {
+      return await plain.http.json(url, { accept, ...this.credentials(url, spec) });
+    } catch (error) {
+      const blocked = blockedIn(error);
+      throw new RegistryUnavailable(blocked === null && error instanceof Error && /in time/.test(error.message), { cause: blocked ?? error });
+    }
   }
 
   /** The abbreviated packument, cached briefly (ranges and tags move; exact versions are looked up by identity first). */
   private packument(name: string): Promise<Packument | null> {
     const cached = this.packuments.get(name);
     if (cached && Date.now() - cached.at < this.packumentTtlMs) return cached.value;
-    const value = npmFetch
+    const plain = this.plain;
+    const value = plain !== null ? this.plainJson(plain, `${this.registryFor(name)}/${escapeName(name)}`, name, CORGI).then((doc) => doc as Packument | null) : npmFetch
       .json(`/${escapeName(name)}`, { ...this.options, headers: { accept: CORGI }, spec: name })
       .then((doc) => doc as Packument)
       .catch((error: unknown) => {
@@ -126,12 +182,15 @@ export class NpmPackageSource implements PackageRegistrySource {
 
   /** Repository URL and gitHead of a version (the full version document), for recovery guidance. */
   async provenance(name: string, version: string): Promise<{ repoUrl: string | null; gitHead: string | null }> {
+    const path = `${escapeName(name)}/${encodeURIComponent(version)}`;
+    const spec = `${name}@${version}`;
     try {
-      const doc = (await npmFetch.json(`/${escapeName(name)}/${encodeURIComponent(version)}`, { ...this.options, spec: `${name}@${version}` })) as {
+      const plain = this.plain;
+      const doc = (plain !== null ? await this.plainJson(plain, `${this.registryFor(name)}/${path}`, spec, 'application/json') : await npmFetch.json(`/${path}`, { ...this.options, spec })) as {
         repository?: unknown;
         gitHead?: unknown;
-      };
-      return { repoUrl: repositoryUrl(doc.repository), gitHead: typeof doc.gitHead === 'string' ? doc.gitHead : null };
+      } | null;
+      return { repoUrl: repositoryUrl(doc?.repository), gitHead: typeof doc?.gitHead === 'string' ? doc.gitHead : null };
     } catch {
       return { repoUrl: null, gitHead: null };
     }
@@ -141,20 +200,53 @@ export class NpmPackageSource implements PackageRegistrySource {
     return this.tarball(version).then((stream) => readTarball(stream, limits, onFile));
   }
 
-  /** The tarball, streamed; an integrity mismatch makes the stream fail (EINTEGRITY). */
+  /**
+   * The tarball, streamed; an integrity mismatch makes the stream fail (EINTEGRITY). A tarball
+   * address (or redirect) the address policy refuses is `BlockedAddress`.
+   */
   async tarball(version: PackageVersion): Promise<Readable> {
-    if (version.tarball === null) throw new TarballUnavailable(null);
+    const url = version.tarball;
+    if (url === null) throw new TarballUnavailable(null);
+    const spec = `${version.name}@${version.version}`;
+    if (this.plain !== null) return this.plainTarball(this.plain, url, spec, version.integrity);
+    // npm's fetch stack connects by itself: the packument's address for the tarball is checked first.
     try {
-      const res = await npmFetch(version.tarball, {
-        ...this.options,
-        spec: `${version.name}@${version.version}`,
-        ...(version.integrity === null ? {} : { integrity: version.integrity }),
-      });
+      await this.net?.outgoing.check(url);
+    } catch (error) {
+      throw blockedIn(error) ?? new RegistryUnavailable(false, { cause: error });
+    }
+    try {
+      const res = await npmFetch(url, { ...this.options, spec, ...(version.integrity === null ? {} : { integrity: version.integrity }) });
       return res.body as unknown as Readable;
     } catch (error) {
       const status = statusOf(error);
       if (status === 404 || status === 410 || status === 451) throw new TarballUnavailable(status);
       throw new RegistryUnavailable(false, { cause: error });
     }
+  }
+
+  private async plainTarball(plain: NpmNet, url: string, spec: string, integrity: string | null): Promise<Readable> {
+    let response;
+    try {
+      // Every redirect hop is under the address policy; the credentials go no further than their origin.
+      response = await request(url, {
+        dispatcher: plain.outgoing.following,
+        headers: { 'user-agent': 'pkgscope', ...this.credentials(url, spec) },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: TARBALL_IDLE_MS,
+      });
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      throw blockedIn(error) ?? new RegistryUnavailable(code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT', { cause: error });
+    }
+    const { statusCode, body } = response;
+    if (statusCode < 200 || statusCode >= 300) {
+      await body.dump();
+      if (statusCode === 404 || statusCode === 410 || statusCode === 451) throw new TarballUnavailable(statusCode);
+      throw new RegistryUnavailable(false, { cause: new Error(`registry answered ${statusCode}`) });
+    }
+    if (integrity === null) return body;
+    // pipeline carries a failure of the download into the checked stream the reader consumes.
+    return pipeline(body, integrityCheck(integrity), () => undefined);
   }
 }

@@ -1,8 +1,7 @@
-import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import { parseRange } from '../../sbom/ecosystems/maven/version.js';
 import { XMLParser } from 'fast-xml-parser';
 import type { TarFile, TarLimits, TarReadResult } from '../tar-reader.js';
-import { archiveBytes, quietly, readArchive, registryJson, registryText } from './archive.js';
+import { archiveBytes, quietly, readArchive, registryJson, registryText, type SourceHttp } from './archive.js';
 import { RegistryMalformed } from './npm.js';
 import type { PackageVersion, VersionLookup } from './registry-source.js';
 import { NO_PROVENANCE, type PackageRegistrySource, type Provenance } from './registry-source.js';
@@ -74,7 +73,7 @@ export class NugetPackageSource implements PackageRegistrySource {
 
   constructor(
     private readonly serviceIndex: string,
-    private readonly http: RegistryHttp,
+    private readonly http: SourceHttp,
   ) {}
 
   /** The flat container's base URL, from the service index (asked again after a failure). */
@@ -120,6 +119,6 @@ export class NugetPackageSource implements PackageRegistrySource {
   }
 
   async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
-    return readArchive(await archiveBytes(version.tarball), limits, onFile, 'none');
+    return readArchive(await archiveBytes(this.http, version.tarball), limits, onFile, 'none');
   }
 }

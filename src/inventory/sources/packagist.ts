@@ -1,8 +1,7 @@
 import semver from 'semver';
-import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import { expandMinified } from '../../sbom/ecosystems/composer/registry.js';
 import type { TarFile, TarLimits, TarReadResult } from '../tar-reader.js';
-import { archiveBytes, quietly, readArchive, registryJson } from './archive.js';
+import { archiveBytes, quietly, readArchive, registryJson, type SourceHttp } from './archive.js';
 import { RegistryMalformed } from './npm.js';
 import type { PackageVersion, VersionLookup } from './registry-source.js';
 import { NO_PROVENANCE, type PackageRegistrySource, type Provenance } from './registry-source.js';
@@ -77,7 +76,7 @@ export class PackagistPackageSource implements PackageRegistrySource {
 
   constructor(
     base: string,
-    private readonly http: RegistryHttp,
+    private readonly http: SourceHttp,
   ) {
     this.base = base.replace(/\/+$/, '');
   }
@@ -131,6 +130,6 @@ export class PackagistPackageSource implements PackageRegistrySource {
   }
 
   async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
-    return readArchive(await archiveBytes(version.tarball), limits, onFile, 'top');
+    return readArchive(await archiveBytes(this.http, version.tarball), limits, onFile, 'top');
   }
 }

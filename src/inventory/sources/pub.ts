@@ -1,7 +1,6 @@
 import semver from 'semver';
-import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import type { TarFile, TarLimits, TarReadResult } from '../tar-reader.js';
-import { archiveBytes, quietly, readArchive, registryJson } from './archive.js';
+import { archiveBytes, quietly, readArchive, registryJson, type SourceHttp } from './archive.js';
 import type { PackageVersion, VersionLookup } from './registry-source.js';
 import { NO_PROVENANCE, type PackageRegistrySource, type Provenance } from './registry-source.js';
 
@@ -27,7 +26,7 @@ export class PubPackageSource implements PackageRegistrySource {
 
   constructor(
     base: string,
-    private readonly http: RegistryHttp,
+    private readonly http: SourceHttp,
   ) {
     this.base = base.replace(/\/+$/, '');
   }
@@ -70,6 +69,6 @@ export class PubPackageSource implements PackageRegistrySource {
   }
 
   async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
-    return readArchive(await archiveBytes(version.tarball), limits, onFile, 'none');
+    return readArchive(await archiveBytes(this.http, version.tarball), limits, onFile, 'none');
   }
 }

@@ -1,7 +1,6 @@
 import { explain, maxSatisfying, valid, validRange } from '@renovatebot/pep440';
-import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import type { TarFile, TarLimits, TarReadResult } from '../tar-reader.js';
-import { archiveBytes, readArchive, registryJson } from './archive.js';
+import { archiveBytes, readArchive, registryJson, type SourceHttp } from './archive.js';
 import { RegistryMalformed } from './npm.js';
 import type { PackageVersion, VersionLookup } from './registry-source.js';
 import { codeHostRepository } from './repo-url.js';
@@ -56,7 +55,7 @@ function archiveOf(files: readonly ReleaseFile[], pinned: boolean): string | nul
 export class PypiPackageSource implements PackageRegistrySource {
   constructor(
     private readonly base: string,
-    private readonly http: RegistryHttp,
+    private readonly http: SourceHttp,
   ) {}
 
   private doc(name: string): Promise<ProjectDoc | null> {
@@ -101,6 +100,6 @@ export class PypiPackageSource implements PackageRegistrySource {
   async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
     // A wheel holds the package's tree at its root; an sdist sits under `<name>-<version>/`.
     const wheel = version.tarball !== null && /\.whl(?:[?#].*)?$/i.test(version.tarball);
-    return readArchive(await archiveBytes(version.tarball), limits, onFile, wheel ? 'none' : 'top');
+    return readArchive(await archiveBytes(this.http, version.tarball), limits, onFile, wheel ? 'none' : 'top');
   }
 }

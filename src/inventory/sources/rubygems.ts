@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { maxSatisfying, valid } from '@renovatebot/ruby-semver';
-import type { RegistryHttp } from '../../sbom/ecosystems/types.js';
 import { readTarball, TarLimitError, type TarFile, type TarLimits, type TarReadResult } from '../tar-reader.js';
-import { archiveBytes, quietly, registryDocument, registryJson, tarMembers } from './archive.js';
+import { archiveBytes, quietly, registryDocument, registryJson, tarMembers, type SourceHttp } from './archive.js';
 import type { PackageVersion, VersionLookup } from './registry-source.js';
 import { codeHostRepository } from './repo-url.js';
 import { NO_PROVENANCE, type PackageRegistrySource, type Provenance } from './registry-source.js';
@@ -34,7 +33,7 @@ export class RubygemsPackageSource implements PackageRegistrySource {
 
   constructor(
     base: string,
-    private readonly http: RegistryHttp,
+    private readonly http: SourceHttp,
   ) {
     this.base = base.replace(/\/+$/, '');
   }
@@ -74,7 +73,7 @@ export class RubygemsPackageSource implements PackageRegistrySource {
   }
 
   async read(version: PackageVersion, limits: TarLimits, onFile: (file: TarFile) => Promise<void>): Promise<TarReadResult> {
-    const gem = await archiveBytes(version.tarball);
+    const gem = await archiveBytes(this.http, version.tarball);
     const members = await tarMembers(gem, limits, ['data.tar.gz', 'metadata.gz']);
     const data = members.get('data.tar.gz');
     if (data === undefined) throw new TarLimitError('corrupt', 'the gem has no data.tar.gz');

@@ -1,33 +1,15 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Agent, request, type Dispatcher } from 'undici';
+import { BlockedAddress, literalAllowed, policyLookup } from '../../net/address-policy.js';
+
+export { addressPolicy, BlockedAddress, isPublicAddress } from '../../net/address-policy.js';
 
 /**
  * Server-side fetching of documentation pages, SSRF-safe: only http(s); every address a host
- * resolves to must be public unicast (private, loopback, link-local, reserved and the like are
- * refused after DNS resolution, at connect time, so a rebinding answer cannot slip through);
- * redirects are followed by hand and each hop is checked again.
+ * resolves to must be allowed by the address policy (src/net/address-policy.ts: public unicast
+ * unless private addresses are allowed), checked after DNS resolution, at connect time, so a
+ * rebinding answer cannot slip through; redirects are followed by hand and each hop is checked again.
  */
-
-export class BlockedAddress extends Error {
-  constructor(readonly host: string) {
-    super(`${host} resolves to a non-public address`);
-    this.name = 'BlockedAddress';
-  }
-}
-
-export function isPublicAddress(address: string): boolean {
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
-}
-
-/** The production address policy: everything when private addresses are allowed (tests), else public unicast. */
-export function addressPolicy(allowPrivate: boolean): (address: string) => boolean {
-  return allowPrivate ? () => true : isPublicAddress;
-}
 
 export interface FetchedResource {
   readonly url: URL;
@@ -64,37 +46,17 @@ function failure(error: unknown, url: URL): FetchOutcome {
   return { ok: false, reason: /TIMEOUT/.test(text) ? 'timeout' : 'network', url, code: text };
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
 export class SiteFetcher {
   private readonly dispatcher: Dispatcher;
 
   constructor(private readonly options: SiteFetcherOptions) {
-    const { allowAddress } = options;
-    const lookup = (hostname: string, opts: { all?: boolean }, callback: LookupCallback): void => {
-      dnsLookup(hostname, { all: true }, (error, addresses) => {
-        if (error) {
-          callback(error, []);
-          return;
-        }
-        const usable = addresses.filter((a) => allowAddress(a.address));
-        const first = usable[0];
-        if (!first) {
-          callback(Object.assign(new BlockedAddress(hostname), { code: 'EBLOCKED' }), []);
-          return;
-        }
-        if (opts.all === true) callback(null, usable);
-        else callback(null, first.address, first.family);
-      });
-    };
-    this.dispatcher = new Agent({ connect: { lookup, timeout: options.timeoutMs }, connections: 8 });
+    this.dispatcher = new Agent({ connect: { lookup: policyLookup(options.allowAddress), timeout: options.timeoutMs }, connections: 8 });
   }
 
   private allowed(url: URL): boolean {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
     // Literal addresses never reach the resolver: check them here.
-    return isIP(host) === 0 || this.options.allowAddress(host);
+    return literalAllowed(url.hostname, this.options.allowAddress);
   }
 
   /**
