@@ -58,7 +58,8 @@ function normalizeText(text: string): NormalizedLicense {
   // the whole text would keep one operand and silently drop the others).
   const parts = text.replace(/^\((.*)\)$/, '$1').split(/\s+(OR|AND)\s+/i);
   if (parts.length > 1) {
-    const fixed = parts.map((part, i) => (i % 2 === 1 ? part.toUpperCase() : spdxCorrect(part, { upgrade: true })));
+    // spdx-correct throws on an empty operand ("(MIT OR )"): no correction for it.
+    const fixed = parts.map((part, i) => (i % 2 === 1 ? part.toUpperCase() : part.trim() === '' ? null : spdxCorrect(part, { upgrade: true })));
     const expression = fixed.every((p) => p !== null) ? tryExpression(fixed.join(' ')) : null;
     return expression === null ? { kind: 'named', name: text } : { kind: 'expression', expression };
   }

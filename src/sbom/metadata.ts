@@ -34,14 +34,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `{name, email}` or "Name <email> (url)" → "Name <email>". */
-function person(value: unknown): string | null {
-  if (typeof value === 'string') return text(value.replace(/\s*\([^)]*\)\s*$/, ''));
+/**
+ * A person as npm's person string, "Name <email> (url)" (the renderers fit its parts to each
+ * document): a string as it is, `{name, email, url}` (`mail`, `web` in old manifests) written so.
+ */
+export function personText(value: unknown): string | null {
+  if (typeof value === 'string') return text(value);
   if (!isRecord(value)) return null;
-  const name = text(value['name']);
-  const email = text(value['email']);
-  if (name === null) return email;
-  return email === null ? name : `${name} <${email}>`;
+  const email = text(value['email']) ?? text(value['mail']);
+  const url = text(value['url']) ?? text(value['web']);
+  const parts = [text(value['name']), email === null ? null : `<${email}>`, url === null ? null : `(${url})`].filter((p): p is string => p !== null);
+  return parts.length === 0 ? null : parts.join(' ');
 }
 
 /** A repository field as a URL: `git+https://…`, `{url}`, or `github:owner/repo` shorthand. */
@@ -57,18 +60,19 @@ export function repositoryUrl(value: unknown): string | null {
   return raw;
 }
 
-/** A license field in any of its historical shapes, as one string (several become an OR). */
+/** One license or a list of them (`"MIT"`, `{type, url}`, arrays of either), as one string (several become an OR). */
+function licenses(value: unknown): string | null {
+  if (typeof value === 'string') return text(value);
+  if (isRecord(value)) return text(value['type']) ?? text(value['name']);
+  if (!Array.isArray(value)) return null;
+  const types = value.map((l) => (isRecord(l) ? (text(l['type']) ?? text(l['name'])) : text(l))).filter((t): t is string => t !== null);
+  if (types.length <= 1) return types[0] ?? null;
+  return `(${types.join(' OR ')})`;
+}
+
+/** A license field in any of its historical shapes: `license` first, else the legacy `licenses`. */
 export function licenseField(doc: Record<string, unknown>): string | null {
-  const license = doc['license'];
-  if (typeof license === 'string') return text(license);
-  if (isRecord(license)) return text(license['type']);
-  const legacy = doc['licenses'];
-  if (Array.isArray(legacy)) {
-    const types = legacy.map((l) => (isRecord(l) ? text(l['type']) : text(l))).filter((t): t is string => t !== null);
-    if (types.length === 1) return types[0] ?? null;
-    if (types.length > 1) return `(${types.join(' OR ')})`;
-  }
-  return null;
+  return licenses(doc['license']) ?? licenses(doc['licenses']);
 }
 
 /** The facts of a registry version document (`GET /<name>/<version>` or a packument's version). */
@@ -79,7 +83,7 @@ export function metadataFromManifest(doc: unknown): PackageMetadata {
     description: text(doc['description']),
     homepage: text(doc['homepage']),
     repository: repositoryUrl(doc['repository']),
-    author: person(doc['author']),
+    author: personText(doc['author']),
     deprecated: text(doc['deprecated']),
   };
 }

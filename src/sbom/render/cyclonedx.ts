@@ -5,6 +5,7 @@ import * as Enums from '@cyclonedx/cyclonedx-library/Enums';
 import * as Models from '@cyclonedx/cyclonedx-library/Models';
 import * as Serialize from '@cyclonedx/cyclonedx-library/Serialize';
 import * as Spec from '@cyclonedx/cyclonedx-library/Spec';
+import type { Person } from './fit.js';
 import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
 import { writeJson, type BoundedOutput } from './output.js';
 import { SERVICE_VERSION } from '../../version.js';
@@ -31,26 +32,28 @@ const SCOPES: Readonly<Record<Exclude<ComponentFacts['scope'], 'unknown'>, Enums
 
 function component(facts: ComponentFacts): Models.Component {
   const o = facts.occurrence;
-  const { group, name } = splitName(o.ecosystem, o.name);
+  const { group, name } = splitName(o.ecosystem, facts.name);
   const c = new Models.Component(
     facts.isRoot ? Enums.ComponentType.Application : Enums.ComponentType.Library,
     name,
     { bomRef: o.ref },
   );
   if (group !== null) c.group = group;
-  if (o.version !== null) c.version = o.version;
+  if (facts.version !== null) c.version = facts.version;
   if (facts.purl !== null) c.purl = facts.purl;
   if (!facts.isRoot && facts.scope !== 'unknown') c.scope = SCOPES[facts.scope];
   if (facts.description !== null) c.description = facts.description;
   for (const sum of facts.checksums) c.hashes.set(Enums.HashAlgorithm[sum.algorithm], sum.hex);
   if (facts.license?.kind === 'expression') c.licenses.add(new Models.LicenseExpression(facts.license.expression));
   if (facts.license?.kind === 'named') c.licenses.add(new Models.NamedLicense(facts.license.name));
-  const refs: [Enums.ExternalReferenceType, string | null][] = [
+  const refs: [Enums.ExternalReferenceType, string | null, string?][] = [
     [Enums.ExternalReferenceType.Website, facts.homepage],
     [Enums.ExternalReferenceType.VCS, facts.repository],
-    [Enums.ExternalReferenceType.Distribution, o.source === 'registry' || o.source === 'tarball' ? o.resolved : null],
+    [Enums.ExternalReferenceType.Distribution, facts.download],
+    // A contact has no URL in CycloneDX: the author's page is a reference of the component.
+    [Enums.ExternalReferenceType.Other, facts.author?.url ?? null, 'author'],
   ];
-  for (const [type, url] of refs) if (url !== null) c.externalReferences.add(new Models.ExternalReference(url, type));
+  for (const [type, url, comment] of refs) if (url !== null) c.externalReferences.add(new Models.ExternalReference(url, type, { comment }));
   const npm = o.ecosystem === 'npm';
   const props: [string, string | null][] = [
     ['cdx:npm:package:path', npm && o.installPath !== '' ? o.installPath : null],
@@ -94,12 +97,10 @@ function subjectOf(facts: readonly ComponentFacts[]): ComponentFacts | null {
   return best;
 }
 
-/** "Name <email>" → an organizational contact (CycloneDX 1.6+ `authors`, replacing `author`). */
-function contact(author: string): { name?: string; email?: string } {
-  const match = /^(.*?)\s*<([^>]+)>\s*$/.exec(author);
-  if (!match) return { name: author };
-  const name = match[1]?.trim() ?? '';
-  return name === '' ? { email: match[2] ?? '' } : { name, email: match[2] ?? '' };
+/** An author as an organizational contact (CycloneDX 1.6+ `authors`, replacing `author`); null with neither name nor email. */
+function contact(author: Person | null): { name?: string; email?: string } | null {
+  if (author === null || (author.name === null && author.email === null)) return null;
+  return { ...(author.name === null ? {} : { name: author.name }), ...(author.email === null ? {} : { email: author.email }) };
 }
 
 type SpecOf = typeof Spec.Spec1dot7;
@@ -152,7 +153,7 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): object 
     new Models.Component(Enums.ComponentType.Application, 'pkgscope', { version: SERVICE_VERSION }),
   );
   const components = new Map<string, Models.Component>();
-  const facts = componentFacts(input);
+  const { components: facts, leftOut } = componentFacts(input);
   const subject = subjectOf(facts);
   for (const f of facts) {
     const c = component(f);
@@ -168,7 +169,12 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): object 
     }
   }
   const normalized = bomNormalizer().normalize(bom, {});
-  const authors = new Map(facts.flatMap((f) => (f.author === null ? [] : [[f.occurrence.ref, contact(f.author)] as const])));
+  const authors = new Map(
+    facts.flatMap((f) => {
+      const author = contact(f.author);
+      return author === null ? [] : [[f.occurrence.ref, author] as const];
+    }),
+  );
   // The library (10.x) writes only the deprecated `author`; 1.6+ documents carry `authors`. The
   // normalized components are this render's own: the member is added to each, not to a copy.
   type WithAuthors = Serialize.JSON.Types.Normalized.Component & { authors?: { name?: string; email?: string }[] };
@@ -188,7 +194,7 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): object 
         assemblies: facts.map((f) => f.occurrence.ref),
       },
     ],
-    properties: evidenceProperties(input),
+    properties: evidenceProperties(input, leftOut),
   };
   writeJson(out, document);
   return document;

@@ -1,7 +1,8 @@
 import { integrityChecksums, normalizeLicense, type Checksum, type NormalizedLicense } from '../describe.js';
-import type { Evidence } from '../evidence.js';
+import { noticeWith, type Evidence } from '../evidence.js';
 import { coordinateKey, EMPTY_METADATA, type PackageMetadata } from '../metadata.js';
 import type { Inventory, Occurrence } from '../model.js';
+import { fitDownload, fitHomepage, fitPerson, fitRepository, fitVersion, LeftOut, multiLine, oneLine, type Person } from './fit.js';
 
 /** Everything a renderer needs; renderers only format, they decide nothing. */
 export interface RenderInput {
@@ -16,40 +17,67 @@ export interface RenderInput {
   readonly ecosystemLabels?: ReadonlyMap<string, string>;
 }
 
-/** An occurrence with its derived facts: lockfile data first, registry metadata filling gaps. */
+/**
+ * An occurrence with its derived facts: lockfile data first, registry metadata filling gaps, every
+ * value fitted to the documents (see fit.ts). Renderers read these, not the occurrence's raw text.
+ */
 export interface ComponentFacts {
   readonly occurrence: Occurrence;
   readonly isRoot: boolean;
+  /** One line, never empty. */
+  readonly name: string;
+  readonly version: string | null;
   readonly license: NormalizedLicense | null;
   readonly checksums: Checksum[];
   readonly purl: string | null;
   readonly description: string | null;
   readonly homepage: string | null;
   readonly repository: string | null;
-  readonly author: string | null;
+  readonly author: Person | null;
   readonly deprecated: string | null;
+  /** Where the package was downloaded from, when the lockfile records a link to it. */
+  readonly download: string | null;
   /** `unknown` where the files record no scope (documents then state none). */
   readonly scope: 'required' | 'optional' | 'dev' | 'unknown';
 }
 
-export function componentFacts(input: RenderInput): ComponentFacts[] {
+export interface FittedFacts {
+  readonly components: ComponentFacts[];
+  /** Values left out because they do not fit the documents. */
+  readonly leftOut: LeftOut;
+}
+
+/** `value` when it fits, counting it in `leftOut` when a value was there but does not. */
+function kept<T>(raw: string | null, fitted: T | null, field: Parameters<LeftOut['add']>[0], leftOut: LeftOut): T | null {
+  if (fitted === null && oneLine(raw) !== null) leftOut.add(field);
+  return fitted;
+}
+
+export function componentFacts(input: RenderInput): FittedFacts {
   const roots = new Set(input.inventory.roots);
-  return input.inventory.occurrences.map((occurrence) => {
+  const leftOut = new LeftOut();
+  const components = input.inventory.occurrences.map((occurrence): ComponentFacts => {
     const meta =
       occurrence.version === null
         ? EMPTY_METADATA
         : (input.metadata.get(coordinateKey(occurrence.ecosystem, occurrence.name, occurrence.version)) ?? EMPTY_METADATA);
+    const author = fitPerson(meta.author);
+    for (const field of author.leftOut) leftOut.add(field);
+    const distributed = occurrence.source === 'registry' || occurrence.source === 'tarball' ? occurrence.resolved : null;
     return {
       occurrence,
       isRoot: roots.has(occurrence.ref),
-      license: normalizeLicense(occurrence.license ?? meta.license),
+      name: oneLine(occurrence.name) ?? occurrence.ref,
+      version: kept(occurrence.version, fitVersion(occurrence.version), 'version', leftOut),
+      license: normalizeLicense(multiLine(occurrence.license ?? meta.license)),
       checksums: integrityChecksums(occurrence.integrity),
       purl: input.purl(occurrence),
-      description: meta.description,
-      homepage: meta.homepage,
-      repository: meta.repository,
-      author: meta.author,
-      deprecated: occurrence.facts['deprecated'] ?? meta.deprecated,
+      description: multiLine(meta.description),
+      homepage: kept(meta.homepage, fitHomepage(meta.homepage), 'homepage', leftOut),
+      repository: kept(meta.repository, fitRepository(meta.repository), 'repository', leftOut),
+      author: author.person,
+      deprecated: oneLine(occurrence.facts['deprecated'] ?? meta.deprecated),
+      download: kept(distributed, fitDownload(distributed), 'download location', leftOut),
       scope: !occurrence.scopeKnown
         ? 'unknown'
         : occurrence.dev
@@ -59,10 +87,14 @@ export function componentFacts(input: RenderInput): ComponentFacts[] {
             : 'required',
     };
   });
+  return { components, leftOut };
 }
 
-/** The `service:*` evidence values; structured ones are JSON text (property values are strings). */
-export function evidenceProperties(input: RenderInput): { name: string; value: string }[] {
+/**
+ * The `service:*` evidence values; structured ones are JSON text (property values are strings).
+ * The notice names the values `leftOut` of this document.
+ */
+export function evidenceProperties(input: RenderInput, leftOut: LeftOut): { name: string; value: string }[] {
   const { inventory, evidence } = input;
   return [
     { name: 'service:completeness', value: evidence.completeness },
@@ -71,6 +103,6 @@ export function evidenceProperties(input: RenderInput): { name: string; value: s
     { name: 'service:declarations', value: JSON.stringify(inventory.declarations) },
     { name: 'service:lockfiles', value: JSON.stringify(inventory.lockfiles) },
     { name: 'service:manifest_associations', value: JSON.stringify(inventory.associations) },
-    { name: 'service:notice', value: evidence.notice },
+    { name: 'service:notice', value: noticeWith(evidence, leftOut.entries()) },
   ];
 }

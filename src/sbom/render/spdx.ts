@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import parseSpdx from 'spdx-expression-parse';
 import type { NormalizedLicense } from '../describe.js';
+import type { LeftOut, Person } from './fit.js';
+import { isSpdxDownloadLocation, isSpdxUrl } from './formats.js';
 import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
 import { writeJson, type BoundedOutput } from './output.js';
 
@@ -83,24 +85,49 @@ function declared(license: NormalizedLicense | null, refs: LicenseRefs): string 
   return license.expression;
 }
 
-function spdxPackage(f: ComponentFacts, id: string, refs: LicenseRefs): Record<string, unknown> {
+/** SPDX's agent syntax: "Person: name <email>" (a person's URL has no place in it). */
+function originator(author: Person | null): string | null {
+  if (author === null) return null;
+  if (author.name === null) return author.email === null ? null : `Person: ${author.email}`;
+  return `Person: ${author.name}${author.email === null ? '' : ` <${author.email}>`}`;
+}
+
+/** Where the package came from: a registry or tarball download, else the recorded source (git and the like). */
+function downloadLocation(f: ComponentFacts): string | null {
+  const resolved = f.occurrence.resolved;
+  if (f.download !== null) return f.download;
+  return resolved !== null && /^(https?|git\+[a-z]+|git|ssh):/.test(resolved) ? resolved : null;
+}
+
+/**
+ * An SPDX package. Links SPDX's own patterns refuse (hosts without a domain name, such as a
+ * registry on a private address) are left out of this document, and counted in `leftOut`.
+ */
+function spdxPackage(f: ComponentFacts, id: string, refs: LicenseRefs, leftOut: LeftOut): Record<string, unknown> {
   const o = f.occurrence;
+  const download = downloadLocation(f);
+  const location = download !== null && isSpdxDownloadLocation(download) ? download : null;
+  if (download !== null && location === null && f.download !== null) leftOut.add('download location');
+  const homepage = f.homepage !== null && isSpdxUrl(f.homepage) ? f.homepage : null;
+  if (f.homepage !== null && homepage === null) leftOut.add('homepage');
+  if (f.author !== null && f.author.url !== null) leftOut.add('author URL');
+  const agent = originator(f.author);
   const pkg: Record<string, unknown> = {
     SPDXID: id,
-    name: o.name,
-    versionInfo: o.version ?? undefined,
-    downloadLocation: o.resolved !== null && /^(https?|git\+[a-z]+|git|ssh):/.test(o.resolved) ? o.resolved : 'NOASSERTION',
+    name: f.name,
+    versionInfo: f.version ?? undefined,
+    downloadLocation: location ?? 'NOASSERTION',
     filesAnalyzed: false,
     licenseConcluded: 'NOASSERTION',
     licenseDeclared: declared(f.license, refs),
     copyrightText: 'NOASSERTION',
     // The author made the package (originator); who distributes it (supplier) is not recorded.
     supplier: 'NOASSERTION',
-    ...(f.author === null ? {} : { originator: `Person: ${f.author.replace(/[\r\n]+/g, ' ')}` }),
+    ...(agent === null ? {} : { originator: agent }),
     primaryPackagePurpose: f.isRoot ? 'APPLICATION' : 'LIBRARY',
   };
   if (f.description !== null) pkg['description'] = f.description;
-  if (f.homepage !== null) pkg['homepage'] = f.homepage;
+  if (homepage !== null) pkg['homepage'] = homepage;
   if (f.checksums.length > 0) {
     pkg['checksums'] = f.checksums.map((c) => ({ algorithm: SPDX_CHECKSUM[c.algorithm], checksumValue: c.hex }));
   }
@@ -120,7 +147,10 @@ function spdxPackage(f: ComponentFacts, id: string, refs: LicenseRefs): Record<s
 }
 
 export function renderSpdx(input: RenderInput, out: BoundedOutput): void {
-  const facts = componentFacts(input);
+  const fitted = componentFacts(input);
+  const facts = fitted.components;
+  // What only SPDX leaves out is this document's to count.
+  const leftOut = fitted.leftOut.copy();
   const ids = new IdAllocator();
   const refs = new LicenseRefs();
   const idOf = new Map<string, string>();
@@ -128,7 +158,7 @@ export function renderSpdx(input: RenderInput, out: BoundedOutput): void {
     const base = `SPDXRef-Package-${sanitizeIdPart(f.occurrence.name)}${f.occurrence.version === null ? '' : `-${sanitizeIdPart(f.occurrence.version)}`}`;
     idOf.set(f.occurrence.ref, ids.allocate(base));
   }
-  const packages = facts.map((f) => spdxPackage(f, idOf.get(f.occurrence.ref) ?? '', refs));
+  const packages = facts.map((f) => spdxPackage(f, idOf.get(f.occurrence.ref) ?? '', refs, leftOut));
   const relationships: Record<string, string>[] = [];
   for (const f of facts) {
     if (f.isRoot) {
@@ -146,8 +176,8 @@ export function renderSpdx(input: RenderInput, out: BoundedOutput): void {
       if (to !== undefined) relationships.push({ spdxElementId: from, relationshipType: 'DEPENDS_ON', relatedSpdxElement: to });
     }
   }
-  const evidence = evidenceProperties(input);
-  const documentName = facts.find((f) => f.isRoot)?.occurrence.name ?? 'uploaded-manifests';
+  const evidence = evidenceProperties(input, leftOut);
+  const documentName = facts.find((f) => f.isRoot)?.name ?? 'uploaded-manifests';
   const document = {
     spdxVersion: 'SPDX-2.3',
     dataLicense: 'CC0-1.0',

@@ -1,8 +1,8 @@
-import { componentFacts, type RenderInput } from './input.js';
+import { componentFacts, type ComponentFacts, type RenderInput } from './input.js';
 import type { BoundedOutput } from './output.js';
 import { table, wrap } from './text-layout.js';
 
-function licenseText(license: ReturnType<typeof componentFacts>[number]['license']): string {
+function licenseText(license: ComponentFacts['license']): string {
   if (license === null) return 'unknown';
   return license.kind === 'expression' ? license.expression : `"${license.name}"`;
 }
@@ -13,7 +13,9 @@ const LABEL_INDENT = ' '.repeat(18);
 
 /** A readable inventory within 120 columns: a summary, one row per component, then what stayed unresolved. */
 export function renderText(input: RenderInput, out: BoundedOutput): void {
-  const facts = componentFacts(input);
+  // Fitted names and versions (a control character would break the table); the text shows no
+  // registry links or people, so its notice is the analysis's own.
+  const facts = componentFacts(input).components;
   const { inventory, evidence } = input;
   const lines = (text: string, indent: string): void => {
     for (const line of wrap(text, undefined, indent)) out.line(line);
@@ -28,8 +30,8 @@ export function renderText(input: RenderInput, out: BoundedOutput): void {
   const label = (id: string): string => input.ecosystemLabels?.get(id) ?? id;
   const rows = facts.map((f) => [
     label(f.occurrence.ecosystem),
-    f.occurrence.name,
-    f.occurrence.version ?? '-',
+    f.name,
+    f.version ?? '-',
     licenseText(f.license),
     f.isRoot ? 'project' : f.scope,
     f.occurrence.installPath === '' ? f.occurrence.lockfile : f.occurrence.installPath,

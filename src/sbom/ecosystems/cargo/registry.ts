@@ -20,6 +20,19 @@ function text(value: unknown): string | null {
 
 const DESCRIPTIVE = ['description', 'homepage', 'repository'] as const;
 
+/** The facts of a version document's `version`, descriptive ones from `described` (itself, or the crate document's `crate`). */
+export function crateMetadata(version: Record<string, unknown>, described: Record<string, unknown>): PackageMetadata {
+  return {
+    license: text(version['license']),
+    description: text(described['description']),
+    homepage: text(described['homepage']),
+    repository: text(described['repository']),
+    // crates.io no longer publishes authors; who published a version is not its author.
+    author: null,
+    deprecated: version['yanked'] === true ? (text(version['yank_message']) ?? 'yanked') : null,
+  };
+}
+
 export function cratesMetadataClient(registry: RegistryEndpoint): MetadataClient {
   const base = registry.base.replace(/\/+$/, '');
   const crateUrl = (name: string): string => `${base}/api/v1/crates/${encodeURIComponent(name)}`;
@@ -32,15 +45,7 @@ export function cratesMetadataClient(registry: RegistryEndpoint): MetadataClient
       if (!DESCRIPTIVE.some((key) => key in v)) {
         described = record(record(await registry.http.json(crateUrl(name), { signal }))?.['crate']) ?? {};
       }
-      return {
-        license: text(v['license']),
-        description: text(described['description']),
-        homepage: text(described['homepage']),
-        repository: text(described['repository']),
-        // crates.io no longer publishes authors; who published a version is not its author.
-        author: null,
-        deprecated: v['yanked'] === true ? (text(v['yank_message']) ?? 'yanked') : null,
-      };
+      return crateMetadata(v, described);
     },
   };
 }

@@ -24,15 +24,30 @@ export function podspecPath(pod: string, version: string): string {
   return `Specs/${md5[0] ?? ''}/${md5[1] ?? ''}/${md5[2] ?? ''}/${encodeURIComponent(pod)}/${encodeURIComponent(version)}/${encodeURIComponent(pod)}.podspec.json`;
 }
 
+/** `authors` as a name, a list of names, or a map of names to emails: the first, "Name <email>". */
 function authorOf(authors: unknown): string | null {
   if (typeof authors === 'string') return text(authors);
   const r = record(authors);
   if (r !== null) {
     const [name, email] = Object.entries(r)[0] ?? [];
     if (name === undefined) return null;
-    return typeof email === 'string' && email !== '' ? `${name} <${email}>` : name;
+    return typeof email === 'string' && email !== '' ? `${name} <${email}>` : text(name);
   }
   return Array.isArray(authors) ? text(authors[0]) : null;
+}
+
+/** The facts of a podspec (its JSON form). */
+export function podspecMetadata(spec: Record<string, unknown>): PackageMetadata {
+  const replacement = text(spec['deprecated_in_favor_of']);
+  return {
+    ...EMPTY_METADATA,
+    license: text(spec['license']) ?? text(record(spec['license'])?.['type']),
+    description: text(spec['summary']) ?? text(spec['description']),
+    homepage: text(spec['homepage']),
+    repository: text(record(spec['source'])?.['git']),
+    author: authorOf(spec['authors'] ?? spec['author']),
+    deprecated: spec['deprecated'] === true ? (replacement === null ? 'deprecated' : `deprecated in favor of ${replacement}`) : null,
+  };
 }
 
 export function cocoapodsMetadataClient(registry: RegistryEndpoint): MetadataClient {
@@ -41,16 +56,7 @@ export function cocoapodsMetadataClient(registry: RegistryEndpoint): MetadataCli
     async fetch(name, version, signal): Promise<PackageMetadata | null> {
       const spec = record(await registry.http.json(`${base}/${podspecPath(baseOf(name), version)}`, { signal }));
       if (spec === null) return null;
-      const license = text(spec['license']) ?? text(record(spec['license'])?.['type']);
-      return {
-        ...EMPTY_METADATA,
-        license,
-        description: text(spec['summary']) ?? text(spec['description']),
-        homepage: text(spec['homepage']),
-        repository: text(record(spec['source'])?.['git']),
-        author: authorOf(spec['authors'] ?? spec['author']),
-        deprecated: spec['deprecated'] === true ? (text(spec['deprecated_in_favor_of']) === null ? 'deprecated' : `deprecated in favor of ${String(spec['deprecated_in_favor_of'])}`) : null,
-      };
+      return podspecMetadata(spec);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { MetadataClient } from '../../enrich-types.js';
 import type { PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
+import { personText } from '../../metadata.js';
 import { isRecord, licenseOf, text } from './manifest.js';
 
 /**
@@ -35,20 +36,32 @@ export function isDevVersion(version: string): boolean {
   return version.startsWith('dev-') || version.endsWith('-dev');
 }
 
+/** The first of `authors` (`{name, email, homepage}`) as "Name <email> (homepage)". */
 function authorOf(value: unknown): string | null {
   if (!Array.isArray(value)) return null;
   const first: unknown = value[0];
   if (!isRecord(first)) return null;
-  const name = text(first['name']);
-  const email = text(first['email']);
-  if (name === null) return email;
-  return email === null ? name : `${name} <${email}>`;
+  return personText({ name: first['name'], email: first['email'], url: first['homepage'] });
 }
 
 function deprecation(value: unknown): string | null {
   if (value === true) return 'abandoned';
   const replacement = text(value);
   return replacement === null ? null : `abandoned, use ${replacement}`;
+}
+
+/** The facts of one version of a Composer repository's package list (expanded). */
+export function composerMetadata(found: Version): PackageMetadata {
+  const source = isRecord(found['source']) ? text(found['source']['url']) : null;
+  const support = isRecord(found['support']) ? text(found['support']['source']) : null;
+  return {
+    license: licenseOf(found['license']),
+    description: text(found['description']),
+    homepage: text(found['homepage']),
+    repository: source ?? support,
+    author: authorOf(found['authors']),
+    deprecated: deprecation(found['abandoned']),
+  };
 }
 
 export function packagistMetadataClient(registry: RegistryEndpoint): MetadataClient {
@@ -65,16 +78,7 @@ export function packagistMetadataClient(registry: RegistryEndpoint): MetadataCli
       const strip = (v: string): string => v.replace(/^v(?=\d)/i, '');
       const found = versions.find((v) => v['version'] === version) ?? versions.find((v) => typeof v['version'] === 'string' && strip(v['version']) === strip(version));
       if (found === undefined) return null;
-      const source = isRecord(found['source']) ? text(found['source']['url']) : null;
-      const support = isRecord(found['support']) ? text(found['support']['source']) : null;
-      return {
-        license: licenseOf(found['license']),
-        description: text(found['description']),
-        homepage: text(found['homepage']),
-        repository: source ?? support,
-        author: authorOf(found['authors']),
-        deprecated: deprecation(found['abandoned']),
-      };
+      return composerMetadata(found);
     },
   };
 }

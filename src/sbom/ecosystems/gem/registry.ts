@@ -27,6 +27,19 @@ function licenses(value: unknown): string | null {
   return licenseExpression(value.filter((v): v is string => typeof v === 'string'));
 }
 
+/** The facts of a version document of the RubyGems API v2. */
+export function rubygemsMetadata(doc: Record<string, unknown>): PackageMetadata {
+  const meta = record(doc['metadata']) ?? {};
+  return {
+    license: licenses(doc['licenses']),
+    description: text(doc['info']) ?? text(doc['summary']) ?? text(doc['description']),
+    homepage: text(doc['homepage_uri']) ?? text(meta['homepage_uri']),
+    repository: text(doc['source_code_uri']) ?? text(meta['source_code_uri']),
+    author: text(doc['authors']),
+    deprecated: doc['yanked'] === true ? 'yanked' : null,
+  };
+}
+
 export function rubygemsMetadataClient(registry: RegistryEndpoint): MetadataClient {
   const base = registry.base.replace(/\/+$/, '');
   return {
@@ -34,15 +47,7 @@ export function rubygemsMetadataClient(registry: RegistryEndpoint): MetadataClie
       const url = `${base}/api/v2/rubygems/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}.json`;
       const doc = record(await registry.http.json(url, { signal }));
       if (doc === null) return null;
-      const meta = record(doc['metadata']) ?? {};
-      return {
-        license: licenses(doc['licenses']),
-        description: text(doc['info']) ?? text(doc['summary']) ?? text(doc['description']),
-        homepage: text(doc['homepage_uri']) ?? text(meta['homepage_uri']),
-        repository: text(doc['source_code_uri']) ?? text(meta['source_code_uri']),
-        author: text(doc['authors']),
-        deprecated: doc['yanked'] === true ? 'yanked' : null,
-      };
+      return rubygemsMetadata(doc);
     },
   };
 }

@@ -38,11 +38,20 @@ function repositoryOf(info: Record<string, unknown>): string | null {
   return url !== null && /^(https?|git|ssh):\/\//.test(url) ? url : null;
 }
 
+/** The facts of a version's `.info` document, with the deprecation read from the latest go.mod. */
+export function goModuleMetadata(info: Record<string, unknown>, deprecated: string | null): PackageMetadata {
+  return { ...EMPTY_METADATA, repository: repositoryOf(info), deprecated };
+}
+
 async function lifecycle(http: RegistryHttp, moduleUrl: string, version: string, latest: unknown, signal?: AbortSignal): Promise<string | null> {
   const latestVersion = isRecord(latest) ? text(latest['Version']) : null;
   if (latestVersion === null) return null;
   const mod = await http.text(`${moduleUrl}/@v/${encodeURIComponent(escapeModulePart(latestVersion))}.mod`, { signal, accept: 'text/plain' });
-  if (mod === null) return null;
+  return mod === null ? null : goModDeprecation(mod, version);
+}
+
+/** Whether the latest go.mod (its text) retracts `version` or deprecates the module, and why. */
+export function goModDeprecation(mod: string, version: string): string | null {
   try {
     const file = parseGoMod(mod);
     const retracted = file.retracts.find((r) => inInterval(version, r.low, r.high));
@@ -66,11 +75,7 @@ export function goProxyMetadata(registry: RegistryEndpoint): MetadataClient {
       void latest.catch(() => undefined);
       const info = await registry.http.json(`${moduleUrl}/@v/${encodeURIComponent(escapeModulePart(version))}.info`, { signal });
       if (!isRecord(info)) return null;
-      return {
-        ...EMPTY_METADATA,
-        repository: repositoryOf(info),
-        deprecated: await lifecycle(registry.http, moduleUrl, version, await latest, signal),
-      };
+      return goModuleMetadata(info, await lifecycle(registry.http, moduleUrl, version, await latest, signal));
     },
   };
 }

@@ -16,25 +16,30 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
+/** The facts of a package document of the Hex API, for one of its versions. */
+export function hexMetadata(doc: Record<string, unknown>, version: string): PackageMetadata {
+  const meta = record(doc['meta']) ?? {};
+  const licenses = Array.isArray(meta['licenses']) ? meta['licenses'].filter((l): l is string => typeof l === 'string' && l.trim() !== '') : [];
+  const links = Object.entries(record(meta['links']) ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string');
+  const repository = links.find(([, url]) => /github\.com|gitlab\.com|bitbucket\.org|codeberg\.org/i.test(url))?.[1] ?? null;
+  const retirement = record(record(doc['retirements'])?.[version]);
+  return {
+    ...EMPTY_METADATA,
+    license: licenses.length === 0 ? null : licenses.length === 1 ? (licenses[0] ?? null) : `(${licenses.join(' OR ')})`,
+    description: text(meta['description']),
+    homepage: text(doc['html_url']) ?? links[0]?.[1] ?? null,
+    repository,
+    deprecated: retirement === null ? null : (text(retirement['message']) ?? text(retirement['reason']) ?? 'retired'),
+  };
+}
+
 export function hexMetadataClient(registry: RegistryEndpoint): MetadataClient {
   const base = registry.base.replace(/\/+$/, '');
   return {
     async fetch(name, version, signal): Promise<PackageMetadata | null> {
       const doc = record(await registry.http.json(`${base}/api/packages/${encodeURIComponent(name)}`, { signal }));
       if (doc === null) return null;
-      const meta = record(doc['meta']) ?? {};
-      const licenses = Array.isArray(meta['licenses']) ? meta['licenses'].filter((l): l is string => typeof l === 'string' && l.trim() !== '') : [];
-      const links = Object.entries(record(meta['links']) ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string');
-      const repository = links.find(([, url]) => /github\.com|gitlab\.com|bitbucket\.org|codeberg\.org/i.test(url))?.[1] ?? null;
-      const retirement = record(record(doc['retirements'])?.[version]);
-      return {
-        ...EMPTY_METADATA,
-        license: licenses.length === 0 ? null : licenses.length === 1 ? (licenses[0] ?? null) : `(${licenses.join(' OR ')})`,
-        description: text(meta['description']),
-        homepage: text(doc['html_url']) ?? links[0]?.[1] ?? null,
-        repository,
-        deprecated: retirement === null ? null : (text(retirement['message']) ?? text(retirement['reason']) ?? 'retired'),
-      };
+      return hexMetadata(doc, version);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { MetadataClient } from '../../enrich-types.js';
 import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 import { effectiveModel, type Gav, type PomRef } from './effective.js';
-import { licenseText, parsePom, type Pom } from './parse-pom.js';
+import { licenseText, parsePom, type Pom, type PomLicense } from './parse-pom.js';
 import { childOf, JvmFileError, listOf, textOf, textsOf, xmlReader } from './xml.js';
 
 /**
@@ -145,21 +145,25 @@ export function mavenMetadata(repository: MavenRepository): MetadataClient {
           parent: async (child) => (child.pom.parent === null ? null : repository.pom(child.pom.parent, signal)),
           bom: async () => null,
         });
-        const { pom } = ref;
-        return {
-          ...EMPTY_METADATA,
-          license: licenseText(model.licenses),
-          description: pom.description ?? pom.name,
-          homepage: literal(pom.url),
-          repository: literal(pom.scmUrl),
-          author: pom.developers[0] ?? null,
-        };
+        return pomMetadata(ref.pom, model.licenses);
       } catch (error) {
         // A POM this reader refuses gives no facts; the component keeps what the build recorded.
         if (error instanceof JvmFileError) return null;
         throw error;
       }
     },
+  };
+}
+
+/** The facts of a POM, with the licenses of its effective model (its own, else its nearest ancestor's). */
+export function pomMetadata(pom: Pom, licenses: readonly PomLicense[]): PackageMetadata {
+  return {
+    ...EMPTY_METADATA,
+    license: licenseText(licenses),
+    description: pom.description ?? pom.name,
+    homepage: literal(pom.url),
+    repository: literal(pom.scmUrl),
+    author: pom.developers[0] ?? null,
   };
 }
 

@@ -1,12 +1,14 @@
 import type { MetadataClient } from '../../enrich-types.js';
 import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
+import { licenseOfText, licenseTextOf } from './license-text.js';
 
 /**
  * Metadata from the NuGet v3 API: `PACKAGE_REGISTRIES.nuget` is the service index; its
  * `RegistrationsBaseUrl` resource (the SemVer 2.0.0 variant when offered) gives the registration
  * leaf `<base>/<id>/<version>.json`, whose `catalogEntry` (a URL, or inline) holds
- * `licenseExpression` — else `licenseUrl`, kept as a named license — `description`,
+ * `licenseExpression` — else, for a `licenseFile`, the license its text is (read from the page
+ * `licenseUrl` names), else `licenseUrl`, kept as a named license — `description`,
  * `projectUrl`, `authors` and `deprecation`. Ids and versions are lower-cased in URLs.
  */
 
@@ -19,6 +21,20 @@ function text(value: unknown): string | null {
 }
 
 const PREFERRED = ['RegistrationsBaseUrl/3.6.0', 'RegistrationsBaseUrl/3.4.0', 'RegistrationsBaseUrl/3.0.0-rc', 'RegistrationsBaseUrl/3.0.0-beta', 'RegistrationsBaseUrl'];
+
+/** The facts of a catalog entry (a registration leaf's `catalogEntry`). */
+export function nugetMetadata(entry: Record<string, unknown>): PackageMetadata {
+  const authors = entry['authors'];
+  const deprecation = record(entry['deprecation']);
+  return {
+    ...EMPTY_METADATA,
+    license: text(entry['licenseExpression']) ?? text(entry['licenseUrl']),
+    description: text(entry['description']) ?? text(entry['summary']),
+    homepage: text(entry['projectUrl']),
+    author: typeof authors === 'string' ? text(authors) : Array.isArray(authors) ? text(authors[0]) : null,
+    deprecated: deprecation === null ? null : (text(deprecation['message']) ?? 'deprecated'),
+  };
+}
 
 export function nugetMetadataClient(registry: RegistryEndpoint): MetadataClient {
   let base: Promise<string | null> | null = null;
@@ -49,16 +65,13 @@ export function nugetMetadataClient(registry: RegistryEndpoint): MetadataClient 
       const url = text(leaf['catalogEntry']);
       const entry = inline ?? (url === null ? null : record(await registry.http.json(url, { signal })));
       if (entry === null) return null;
-      const authors = entry['authors'];
-      const deprecation = record(entry['deprecation']);
-      return {
-        ...EMPTY_METADATA,
-        license: text(entry['licenseExpression']) ?? text(entry['licenseUrl']),
-        description: text(entry['description']) ?? text(entry['summary']),
-        homepage: text(entry['projectUrl']),
-        author: typeof authors === 'string' ? text(authors) : Array.isArray(authors) ? text(authors[0]) : null,
-        deprecated: deprecation === null ? null : (text(deprecation['message']) ?? 'deprecated'),
-      };
+      const metadata = nugetMetadata(entry);
+      // A license file: its text says which license it is; the `licenseUrl` beside it is only
+      // where to read that text (nuget.org's license page), never the license's name.
+      if (text(entry['licenseFile']) === null || text(entry['licenseExpression']) !== null) return metadata;
+      const page = text(entry['licenseUrl']);
+      const body = page === null ? null : await registry.http.text(page, { signal, accept: 'text/html, text/plain;q=0.9' });
+      return { ...metadata, license: body === null ? null : licenseOfText(licenseTextOf(body)) };
     },
   };
 }

@@ -17,6 +17,21 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
+/** The facts of a version document of the pub API, its license from the score document's tags. */
+export function pubMetadata(doc: Record<string, unknown>, score: Record<string, unknown> | null): PackageMetadata {
+  const pubspec = record(doc['pubspec']) ?? {};
+  const tags = Array.isArray(score?.['tags']) ? (score['tags'] as unknown[]).filter((t): t is string => typeof t === 'string') : [];
+  const licenses = tags.filter((t) => t.startsWith('license:') && !['license:fsf-libre', 'license:osi-approved', 'license:unknown'].includes(t)).map((t) => t.slice('license:'.length));
+  return {
+    ...EMPTY_METADATA,
+    license: licenses.length === 0 ? null : licenses.length === 1 ? (licenses[0] ?? null) : `(${licenses.join(' AND ')})`,
+    description: text(pubspec['description']),
+    homepage: text(pubspec['homepage']),
+    repository: text(pubspec['repository']),
+    deprecated: doc['retracted'] === true ? 'retracted' : null,
+  };
+}
+
 export function pubMetadataClient(registry: RegistryEndpoint): MetadataClient {
   const base = registry.base.replace(/\/+$/, '');
   return {
@@ -24,18 +39,8 @@ export function pubMetadataClient(registry: RegistryEndpoint): MetadataClient {
       const pkg = `${base}/api/packages/${encodeURIComponent(name)}`;
       const doc = record(await registry.http.json(`${pkg}/versions/${encodeURIComponent(version)}`, { signal }));
       if (doc === null) return null;
-      const pubspec = record(doc['pubspec']) ?? {};
       const score = record(await registry.http.json(`${pkg}/score`, { signal }));
-      const tags = Array.isArray(score?.['tags']) ? (score['tags'] as unknown[]).filter((t): t is string => typeof t === 'string') : [];
-      const licenses = tags.filter((t) => t.startsWith('license:') && !['license:fsf-libre', 'license:osi-approved', 'license:unknown'].includes(t)).map((t) => t.slice('license:'.length));
-      return {
-        ...EMPTY_METADATA,
-        license: licenses.length === 0 ? null : licenses.length === 1 ? (licenses[0] ?? null) : `(${licenses.join(' AND ')})`,
-        description: text(pubspec['description']),
-        homepage: text(pubspec['homepage']),
-        repository: text(pubspec['repository']),
-        deprecated: doc['retracted'] === true ? 'retracted' : null,
-      };
+      return pubMetadata(doc, score);
     },
   };
 }

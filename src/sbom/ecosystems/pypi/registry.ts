@@ -37,6 +37,31 @@ function projectUrl(urls: Record<string, unknown>, names: readonly string[]): st
   return null;
 }
 
+/**
+ * `author`, with `author_email` where that is a bare address; else `author_email` alone (where
+ * PEP 621 projects put "Name <email>").
+ */
+function authorOf(info: Record<string, unknown>): string | null {
+  const author = str(info['author'])?.trim() || null;
+  const email = str(info['author_email'])?.trim() || null;
+  if (author === null) return email;
+  return email !== null && /^[^\s<>(),@]+@[^\s<>(),@]+$/.test(email) && !author.includes('<') ? `${author} <${email}>` : author;
+}
+
+/** The facts of a release document of the PyPI JSON API. */
+export function pypiMetadata(doc: unknown): PackageMetadata {
+  const info = obj(obj(doc)['info']);
+  const urls = obj(info['project_urls']);
+  return {
+    license: pypiLicense(info),
+    description: str(info['summary']),
+    homepage: str(info['home_page']) ?? projectUrl(urls, ['homepage', 'home']),
+    repository: projectUrl(urls, ['source', 'source code', 'repository', 'code', 'github']),
+    author: authorOf(info),
+    deprecated: obj(doc)['info'] !== undefined && info['yanked'] === true ? `yanked${str(info['yanked_reason']) === null ? '' : `: ${str(info['yanked_reason']) ?? ''}`}` : null,
+  };
+}
+
 /** Metadata of one release from the PyPI JSON API (`/pypi/<name>/<version>/json`). */
 export function pypiMetadataClient(registry: RegistryEndpoint): MetadataClient {
   return {
@@ -44,18 +69,7 @@ export function pypiMetadataClient(registry: RegistryEndpoint): MetadataClient {
       const url = `${registry.base}/pypi/${encodeURIComponent(pep503(name))}/${encodeURIComponent(version)}/json`;
       const doc = await registry.http.json(url, signal ? { signal } : {});
       if (doc === null) return null;
-      const info = obj(obj(doc)['info']);
-      const urls = obj(info['project_urls']);
-      const author = str(info['author']) ?? str(info['author_email']);
-      const metadata: PackageMetadata = {
-        license: pypiLicense(info),
-        description: str(info['summary']),
-        homepage: str(info['home_page']) ?? projectUrl(urls, ['homepage', 'home']),
-        repository: projectUrl(urls, ['source', 'source code', 'repository', 'code', 'github']),
-        author,
-        deprecated: obj(doc)['info'] !== undefined && info['yanked'] === true ? `yanked${str(info['yanked_reason']) === null ? '' : `: ${str(info['yanked_reason']) ?? ''}`}` : null,
-      };
-      return metadata;
+      return pypiMetadata(doc);
     },
   };
 }
