@@ -298,8 +298,9 @@ describe('SPDX 2.3', () => {
 
 describe('text', () => {
   it('summarises, lists one line per component, then unresolved declarations and notices', async () => {
+    // tools/ sits beside the locked project, not below its lockfile (which would leave it unresolved, named in a notice).
     const files = [
-      ...upload('lockfiles/legacy/npm3', ['package.json', 'package-lock.json']),
+      ...upload('lockfiles/legacy/npm3', ['package.json', 'package-lock.json']).map((f) => ({ ...f, path: `app/${f.path}` })),
       { path: 'tools/package.json', content: JSON.stringify({ name: 'tools', dependencies: { eslint: '^9' } }) },
     ];
     const text = await render(files, 'text');

@@ -382,9 +382,10 @@ describe('resolution of manifests without a lockfile', () => {
   });
 
   it('combines lockfiles and resolved manifests as a mixed inventory', async () => {
+    // extra/ sits beside the locked project, not below its lockfile (which would leave it unresolved, named in a notice).
     const files = [
-      lockfileOf({ right: { version: '2.0.0' } }),
-      { path: 'package.json', content: JSON.stringify({ name: 'app', version: '1.0.0', dependencies: { right: '2.0.0' } }) },
+      { ...lockfileOf({ right: { version: '2.0.0' } }), path: 'app/package-lock.json' },
+      { path: 'app/package.json', content: JSON.stringify({ name: 'app', version: '1.0.0', dependencies: { right: '2.0.0' } }) },
       { path: 'extra/package.json', content: JSON.stringify({ name: 'extra', dependencies: { left: '1.0.0' } }) },
     ];
     const result = await analyze(files, 'cyclonedx', { resolver: await resolverFor() });
@@ -392,7 +393,7 @@ describe('resolution of manifests without a lockfile', () => {
     expect(props['service:completeness']).toBe('mixed_dependency_inventory');
     expect(props['service:resolution_basis']).toBe('lockfile_records_and_manifest_resolution');
     expect(JSON.parse(props['service:manifest_associations'] ?? '')).toEqual([
-      { manifest: 'package.json', lockfile: 'package-lock.json', role: 'root' },
+      { manifest: 'app/package.json', lockfile: 'app/package-lock.json', role: 'root' },
       { manifest: 'extra/package.json', lockfile: null, role: 'standalone' },
     ]);
   });

@@ -3,7 +3,7 @@ import type { Detection, DetectedFile } from './detect.js';
 import { declarationsOf, readManifest, type Manifest } from './manifest.js';
 import { emptyInventory, type Inventory, type ManifestResolution } from '../../model.js';
 import { parseBunLock } from './parse-bun-lock.js';
-import { dirname, joinPath, type ParseContext, type ParsedLockfile } from './common.js';
+import { dirname, joinPath, normalizeRelative, type ParseContext, type ParsedLockfile } from './common.js';
 import { parseNpmLock } from './parse-npm-lock.js';
 import { parsePnpmLock } from './parse-pnpm-lock.js';
 import { parseYarnLock } from './parse-yarn-lock.js';
@@ -78,6 +78,7 @@ export async function buildInventory(
   const manifests = detection.files.flatMap((f) => (f.kind === 'package-json' ? [readManifest(f.path, f.data)] : []));
   const lockfiles = detection.files.filter((f): f is LockfileFile => f.kind !== 'package-json' && f.kind !== 'pnpm-workspace');
 
+  const uploaded = new Map(manifests.map((m) => [m.path, m]));
   // Nearest lockfile first: a member's own lockfile wins over its workspace root's.
   const coverage = new Map<string, { lockfile: string; role: 'root' | 'workspace'; depth: number }>();
   const parsedFiles: ParsedLockfile[] = [];
@@ -85,7 +86,7 @@ export async function buildInventory(
     const dir = dirname(file.path);
     let parsed: ParsedLockfile;
     try {
-      parsed = guardParse(file.path, () => parseLockfile(file, { path: file.path, dir, manifests: manifestsUnder(dir, manifests) }));
+      parsed = guardParse(file.path, () => parseLockfile(file, { path: file.path, dir, manifests: manifestsUnder(dir, manifests), uploaded }));
     } catch (error) {
       // Over a limit fails the analysis (naming file and limit); a merely broken file is skipped
       // with a notice that names the file only (the parser's own message may quote internals).
@@ -95,7 +96,8 @@ export async function buildInventory(
     }
     parsedFiles.push(parsed);
     for (const c of parsed.covers) {
-      const manifestPath = joinPath(joinPath(dir, c.dir), 'package.json');
+      // A linked folder outside the lockfile's (`../lib`) is named by its upload path.
+      const manifestPath = joinPath(normalizeRelative(joinPath(dir, c.dir)) ?? joinPath(dir, c.dir), 'package.json');
       const depth = dir === '' ? 0 : dir.split('/').length;
       const current = coverage.get(manifestPath);
       if (!current || depth > current.depth) coverage.set(manifestPath, { lockfile: file.path, role: c.role, depth });
@@ -115,7 +117,21 @@ export async function buildInventory(
     }
   }
 
-  for (const project of groupStandalone(standalone)) {
+  // A manifest below a lockfile's folder that the lockfile does not cover (no workspace of it
+  // includes it) is a project template, a fixture or a type-only package.json inside src/: it is
+  // named in a notice, not resolved against the registry. One with no lockfile above it (a lone
+  // package.json, or a project beside lockfiles in sibling folders) is resolved as before.
+  const lockDirs = lockfiles.map((f) => dirname(f.path));
+  const below = (m: Manifest): boolean => lockDirs.some((d) => (d === '' ? dirname(m.path) !== '' : dirname(m.path).startsWith(`${d}/`)));
+  const inert = standalone.filter(below);
+  if (inert.length > 0) {
+    const shown = inert.slice(0, 10).map((m) => m.path).join(', ');
+    inventory.notices.push(
+      `${inert.length} package.json file(s) below a lockfile's folder that no lockfile or workspace covers were not resolved (templates or type-only manifests): ${shown}${inert.length > 10 ? ` and ${inert.length - 10} more` : ''}`,
+    );
+    for (let i = 0; i < inert.length; i++) onManifestDone();
+  }
+  for (const project of groupStandalone(standalone.filter((m) => !below(m)))) {
     const outcome = await resolveStandalone(project);
     const all = [project.manifest, ...project.members];
     for (const m of all) {

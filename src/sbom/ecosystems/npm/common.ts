@@ -12,6 +12,8 @@ export interface ParseContext {
   readonly dir: string;
   /** Uploaded manifests under `dir`, keyed by their folder relative to `dir` ('' is the root). */
   readonly manifests: ReadonlyMap<string, Manifest>;
+  /** Every uploaded manifest by its upload path: what names a linked folder outside `dir`. */
+  readonly uploaded?: ReadonlyMap<string, Manifest>;
 }
 
 /** A manifest folder the lockfile covers, relative to the lockfile's folder. */
@@ -120,6 +122,28 @@ export function projectOccurrence(
     installPath: key,
     lockfile: ctx.path,
     source,
+    license: manifest?.license ?? null,
+  });
+}
+
+/**
+ * A folder a `file:`/`link:` dependency points at that is no project of the lockfile (outside its
+ * folder, or not one of its importers): a dependency, named by its own package.json when uploaded,
+ * else by what the lockfile records, else by the folder's name; never a root, its devDependencies
+ * never the project's. `target` is relative to the lockfile's folder.
+ */
+export function linkedOccurrence(ctx: ParseContext, target: string, recordedName: string | null, recordedVersion: string | null, source: 'file' | 'link'): Occurrence {
+  const folder = normalizeRelative(joinPath(ctx.dir, target));
+  const manifest = folder === null ? undefined : ctx.uploaded?.get(joinPath(folder, 'package.json'));
+  const key = `${source}:${target}`;
+  return occurrence({
+    ref: lockfileRef(ctx.path, key),
+    name: manifest?.name ?? recordedName ?? basename(target.replace(/\/+$/, '')),
+    version: manifest?.version ?? recordedVersion,
+    installPath: target,
+    lockfile: ctx.path,
+    source,
+    resolved: key,
     license: manifest?.license ?? null,
   });
 }

@@ -1,12 +1,14 @@
 import { declaredDependencies } from './manifest.js';
 import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
 import { StructureBounds } from '../../safe-parse.js';
+import { newerFormatNotice, unsupportedFormat } from '../format-version.js';
 import {
   addEdge,
   aliasTarget,
   classifySpec,
   isObject,
   joinPath,
+  linkedOccurrence,
   parsedLockfile,
   lockfileRef,
   occurrence,
@@ -102,8 +104,11 @@ export function resolveInstallPath(entries: ReadonlyMap<string, unknown>, from: 
 
 export function parseNpmLock(ctx: ParseContext, lock: PackageLock): ParsedLockfile {
   const version = lock.lockfileVersion ?? 1;
-  if (isObject(lock.packages) && version >= 2) return parsePackages(ctx, lock, lock.packages);
-  return parseV1(ctx, lock);
+  // npm reads whatever it can of a lockfile of a version it does not know: so does this, saying so.
+  if (!Number.isInteger(version) || version < 1) throw unsupportedFormat(ctx.path, 'package-lock.json', version);
+  const parsed = isObject(lock.packages) && version >= 2 ? parsePackages(ctx, lock, lock.packages) : parseV1(ctx, lock);
+  if (version > 3) parsed.notices.push(newerFormatNotice(ctx.path, 'package-lock.json', version, '3'));
+  return parsed;
 }
 
 function declaredOf(entry: V2Entry, isProject: boolean): [string, string, EdgeKind][] {
@@ -154,10 +159,17 @@ function parsePackages(ctx: ParseContext, lock: PackageLock, packages: Readonly<
   for (const [key, entry] of entries) {
     if (entry.link === true) continue;
     const isRoot = key === '';
-    const isWorkspace = !isRoot && !key.includes('node_modules/') && linkTargets.has(key);
+    // A `file:` link to a folder outside the lockfile's (`../deps/x`) is a dependency, not a workspace.
+    const outside = key.startsWith('../') || key.startsWith('/');
+    const isWorkspace = !isRoot && !key.includes('node_modules/') && linkTargets.has(key) && !outside;
     const installedAs = packageNameFromPath(key);
     let o: Occurrence;
-    if (isRoot || isWorkspace) {
+    if (outside && !key.includes('node_modules/')) {
+      o = linkedOccurrence(ctx, key, text(entry.name), text(entry.version), 'file');
+      o.dev = entry.dev === true || entry.devOptional === true;
+      o.optional = entry.optional === true || entry.devOptional === true;
+      covers.push({ dir: key, role: 'workspace' });
+    } else if (isRoot || isWorkspace) {
       o = projectOccurrence(ctx, key, key, isRoot ? 'root' : 'workspace', text(entry.name) ?? text(lock.name) ?? (key || 'root'), text(entry.version));
       roots.push(o.ref);
       covers.push({ dir: key, role: isRoot ? 'root' : 'workspace' });

@@ -4,6 +4,7 @@ import {
   addEdge,
   isObject,
   joinPath,
+  linkedOccurrence,
   missingRequirements,
   parsedLockfile,
   lockfileRef,
@@ -129,6 +130,28 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
   const notices: string[] = [];
   const unresolved: Declaration[] = [];
   const rootsByDir = new Map<string, Occurrence>();
+  // The names each importer's requirements were resolved under (an alias and the real name both).
+  const requiredNames = new Map<string, Set<string>>();
+  // Entries some dependent requires by their real name: those are no alias's, whatever else asks.
+  const byRealName = new Set<Occurrence>();
+  const linked = new Map<string, Occurrence>();
+  /** The dependency a `link:` to a folder that is no importer (`link:../lib`) points at; `target` is relative to the lockfile's folder. */
+  const linkedAt = (target: string, kind: EdgeKind): Occurrence => {
+    let o = linked.get(target);
+    if (!o) {
+      o = linkedOccurrence(ctx, target, null, null, 'link');
+      o.dev = kind === 'dev';
+      o.optional = kind === 'optional';
+      linked.set(target, o);
+      occurrences.push(o);
+      covers.push({ dir: target, role: 'workspace' });
+    } else if (kind !== 'dev') {
+      // Linked by a requirement that ships: not dev; by a required one: not optional either.
+      o.dev = false;
+      if (kind !== 'optional') o.optional = false;
+    }
+    return o;
+  };
   let version = '';
   let scopesRecorded = true;
 
@@ -182,8 +205,10 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
     const lookup = (name: string, value: string): Occurrence | undefined => {
       const key = targetKey(name, value, dialect);
       const found = key === null ? undefined : (byKey.get(key) ?? byKey.get(key.replace(/^\//, '')));
-      // pnpm records aliases on the edge (`my-lodash: lodash@4.17.21`): note it on the package.
+      // pnpm records aliases on the edge (`my-lodash: lodash@4.17.21`): note it on the package,
+      // unless the entry is also required by its real name (then it is that package, once).
       if (found && found.name !== name) found.alias ??= name;
+      if (found && found.name === name) byRealName.add(found);
       return found;
     };
 
@@ -218,6 +243,16 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
     const importers = isObject(doc['importers']) ? doc['importers'] : { '.': doc };
     for (const [importerPath, raw] of Object.entries(importers)) {
       if (!isObject(raw)) continue;
+      if (normalizeRelative(importerPath) === null) {
+        // An importer outside the lockfile's folder is a linked folder: what it installs is its
+        // dependencies' (not its devDependencies'); dev until something that ships links it.
+        const from = linkedAt(importerPath, 'dev');
+        for (const [depName, value, kind] of importerDeps(raw, dialect).deps) {
+          const dependency = kind === 'dev' || value.startsWith('link:') ? undefined : lookup(depName, value);
+          if (dependency) addEdge(from, dependency, kind);
+        }
+        continue;
+      }
       const rel = normalizeRelative(importerPath) ?? importerPath;
       let project = rootsByDir.get(rel);
       if (!project) {
@@ -229,32 +264,40 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
       }
       const declared = importerDeps(raw, dialect).deps;
       bounds.edges(importerPath, declared.length);
+      const names = requiredNames.get(rel) ?? new Set<string>();
+      requiredNames.set(rel, names);
       for (const [depName, value, kind] of declared) {
         if (value.startsWith('link:')) continue;
         const dependency = lookup(depName, value);
-        if (dependency) addEdge(project, dependency, kind);
-        else notices.push(`${ctx.path}: importer ${importerPath} requires ${depName}@${value}, which the lockfile does not contain`);
+        if (dependency) {
+          addEdge(project, dependency, kind);
+          names.add(depName);
+        } else notices.push(`${ctx.path}: importer ${importerPath} requires ${depName}@${value}, which the lockfile does not contain`);
       }
     }
-    // Links between importers (workspace:*, link:../b) resolve once every importer exists.
+    // Links between importers (workspace:*, link:../b) resolve once every importer exists; a link
+    // to a folder that is no importer (outside the lockfile's folder) is a linked dependency.
     for (const [importerPath, raw] of Object.entries(importers)) {
-      if (!isObject(raw)) continue;
-      const from = rootsByDir.get(normalizeRelative(importerPath) ?? importerPath);
-      for (const [, value, kind] of importerDeps(raw, dialect).deps) {
-        if (!value.startsWith('link:') || !from) continue;
-        const targetDir = normalizeRelative(joinPath(normalizeRelative(importerPath) ?? '', value.slice('link:'.length)));
-        const target = targetDir === null ? undefined : rootsByDir.get(targetDir);
-        if (target) addEdge(from, target, kind);
+      const rel = normalizeRelative(importerPath);
+      const from = rel === null ? undefined : rootsByDir.get(rel);
+      if (!isObject(raw) || rel === null || !from) continue;
+      for (const [depName, value, kind] of importerDeps(raw, dialect).deps) {
+        if (!value.startsWith('link:')) continue;
+        const fromLock = joinPath(rel, value.slice('link:'.length));
+        const targetDir = normalizeRelative(fromLock);
+        const target = (targetDir === null ? undefined : rootsByDir.get(targetDir)) ?? linkedAt(targetDir ?? fromLock, kind);
+        addEdge(from, target, kind);
+        requiredNames.get(rel)?.add(depName);
       }
     }
   });
 
-  const byRef = new Map(occurrences.map((o) => [o.ref, o]));
+  for (const o of byRealName) o.alias = null;
   const importerNames = new Set([...rootsByDir.values()].map((o) => o.name));
-  for (const [dir, project] of rootsByDir) {
+  for (const [dir] of rootsByDir) {
     const manifest = ctx.manifests.get(dir);
     if (!manifest) continue;
-    const names = new Set(project.dependencies.map((e) => byRef.get(e.ref)?.alias ?? byRef.get(e.ref)?.name));
+    const names = requiredNames.get(dir) ?? new Set<string>();
     const has = (name: string, range: string): boolean => names.has(name) || range.startsWith('workspace:') || importerNames.has(name);
     for (const d of missingRequirements(manifest, has)) unresolved.push(d);
   }

@@ -1,5 +1,6 @@
 import type { FileProblem } from '../../types.js';
 import { AnalysisError, TransientAnalysisError } from '../../types.js';
+import { RegistryUnreachableError, unreachableReasonWords } from '../../registry-unreachable.js';
 import { GraphBuilder, mergeInventory } from '../builder.js';
 import { emptyInventory, type Inventory } from '../../model.js';
 import type { ClaimedFile, Ecosystem, RegistryEndpoint } from '../types.js';
@@ -9,6 +10,7 @@ import { declarationOf, readPipfile, readPyProject, readSetupCfg, type Declared,
 import { pep503, pinnedVersion } from './names.js';
 import { parsePdmLock, parsePipfileLock, parsePoetryLock } from './parse-locks.js';
 import { parsePylock } from './parse-pylock.js';
+import { joinRequirements, type RequirementsPart } from './join-requirements.js';
 import { parseRequirements } from './parse-requirements.js';
 import { parseUvLock } from './parse-uv-lock.js';
 import { pypiPurl } from './purl.js';
@@ -43,9 +45,13 @@ export function pypiEcosystem(registry: RegistryEndpoint | null, options: { read
       const problems: FileProblem[] = [];
       const lockedFolders = new Set(files.filter((f) => f.role === 'lockfile').map((f) => folderOf(f.path)));
       const projects = new Map<string, PyProject>();
+      const toolSettings = new Set<string>();
       for (const f of files.filter((x) => x.kind === 'pyproject')) {
         try {
-          projects.set(folderOf(f.path), readPyProject(f.path, f.content));
+          const project = readPyProject(f.path, f.content);
+          // Tool settings alone (ruff, mypy, black): nothing to resolve, no project to name.
+          if (project.isManifest) projects.set(folderOf(f.path), project);
+          else toolSettings.add(f.path);
         } catch (error) {
           if (error instanceof AnalysisError && error.problems.some((p) => p.limit !== undefined)) throw error;
           problems.push(problemOf(f, error));
@@ -54,8 +60,13 @@ export function pypiEcosystem(registry: RegistryEndpoint | null, options: { read
       // A request's environment overrides the factory's, which overrides the documented default.
       const environment = completeEnvironment({ ...options.environment, ...ctx.environment?.python });
       const pipfiles = new Map(files.filter((f) => f.kind === 'pipfile').map((f) => [folderOf(f.path), f.path]));
+      const requirements: RequirementsPart[] = [];
       for (const f of files) {
         const folder = folderOf(f.path);
+        if (toolSettings.has(f.path)) {
+          ctx.onManifestDone();
+          continue;
+        }
         try {
           let part: Inventory | null = null;
           if (f.kind === 'uv-lock') {
@@ -70,10 +81,17 @@ export function pypiEcosystem(registry: RegistryEndpoint | null, options: { read
           if (f.kind === 'pdm-lock') part = parsePdmLock(f.path, f.content, projects.get(folder) ?? null);
           if (f.kind === 'pipfile-lock') part = parsePipfileLock(f.path, f.content, pipfiles.get(folder) ?? null);
           if (f.kind === 'pylock') part = parsePylock(f.path, f.content);
-          if (f.kind === 'requirements') part = parseRequirements(f.path, f.content).inventory;
+          if (f.kind === 'requirements') {
+            // Read whole first: files joined by -r/-c (or sharing a folder) are one environment.
+            const { inventory: own, includes } = parseRequirements(f.path, f.content);
+            requirements.push({ path: f.path, inventory: own, includes });
+          }
           if (part === null && f.role === 'manifest' && !lockedFolders.has(folder)) {
             const resolution = await manifestOnly(f, projects.get(folder), registry === null ? null : { registry, environment, ...(ctx.signal ? { signal: ctx.signal } : {}) });
             part = resolution.inventory;
+            if (resolution.unreachable !== null) {
+              problems.push({ path: f.path, reason: 'registry_unreachable', message: `PyPI could not be reached (${unreachableReasonWords(resolution.unreachable.reason)}): only its pinned requirements are components` });
+            }
             for (const d of resolution.unresolved) {
               problems.push({ path: f.path, reason: 'unresolvable', message: `no release of ${d.requirement.name} matches ${d.requirement.specifier || 'any version'}`, package: d.requirement.name });
             }
@@ -93,6 +111,7 @@ export function pypiEcosystem(registry: RegistryEndpoint | null, options: { read
         }
         if (f.role === 'manifest') ctx.onManifestDone();
       }
+      mergeInventory(inventory, joinRequirements(requirements));
       if (registry !== null && inventory.resolutions.some((r) => r.outcome === 'resolved')) {
         // Which environment the markers were evaluated for decides the set: say it.
         inventory.notices.push(
@@ -114,7 +133,7 @@ async function manifestOnly(
   f: ClaimedFile,
   project: PyProject | undefined,
   resolve: ResolveOptions | null,
-): Promise<{ inventory: Inventory; unresolved: readonly Declared[] }> {
+): Promise<{ inventory: Inventory; unresolved: readonly Declared[]; unreachable: RegistryUnreachableError | null }> {
   let declared: readonly Declared[] = [];
   let name: string | null = null;
   let version: string | null = null;
@@ -122,14 +141,27 @@ async function manifestOnly(
   if (f.kind === 'pipfile') declared = readPipfile(f.path, f.content);
   if (f.kind === 'setup-cfg') declared = readSetupCfg(f.content);
   if (f.kind === 'requirements-in') declared = parseRequirementsIn(f);
+  if (resolve !== null) {
+    const b = new GraphBuilder(f.path, 'pypi', pep503);
+    const root = name === null ? null : b.root('', { name, version, installPath: '' });
+    try {
+      const { unresolved } = await resolvePypi(b, root, declared, resolve);
+      for (const d of unresolved) b.unresolved(declarationOf(f.path, d));
+      b.manifest(f.path, unresolved.length === declared.length && declared.length > 0 ? 'resolution_failed' : 'resolved', unresolved.length === 0 ? null : `${unresolved.length} requirement(s) could not be resolved`, 'standalone');
+      return { inventory: b.finish(null, 'graph'), unresolved, unreachable: null };
+    } catch (error) {
+      // PyPI cannot be connected to: the analysis degrades to what the manifest pins, as offline.
+      if (!(error instanceof RegistryUnreachableError)) throw error;
+      return { ...pinnedOnly(f, declared, name, version, `PyPI could not be reached (${unreachableReasonWords(error.reason)})`), unreachable: error };
+    }
+  }
+  return { ...pinnedOnly(f, declared, name, version, null), unreachable: null };
+}
+
+/** The manifest's exactly pinned requirements as components, the others declarations: offline, or `unreached` (why PyPI was not asked). */
+function pinnedOnly(f: ClaimedFile, declared: readonly Declared[], name: string | null, version: string | null, unreached: string | null): { inventory: Inventory; unresolved: readonly Declared[] } {
   const b = new GraphBuilder(f.path, 'pypi', pep503);
   const root = name === null ? null : b.root('', { name, version, installPath: '' });
-  if (resolve !== null) {
-    const { unresolved } = await resolvePypi(b, root, declared, resolve);
-    for (const d of unresolved) b.unresolved(declarationOf(f.path, d));
-    b.manifest(f.path, unresolved.length === declared.length && declared.length > 0 ? 'resolution_failed' : 'resolved', unresolved.length === 0 ? null : `${unresolved.length} requirement(s) could not be resolved`, 'standalone');
-    return { inventory: b.finish(null, 'graph'), unresolved };
-  }
   let unresolved = 0;
   for (const d of declared) {
     const pinned = pinnedVersion(d.requirement.specifier);
@@ -141,7 +173,11 @@ async function manifestOnly(
     const o = b.add(pep503(d.requirement.name), { name: d.requirement.name, version: pinned, source: 'registry', dev: d.scope === 'dev', optional: d.scope === 'optional' });
     if (root) b.edge(root, o, d.scope === 'prod' ? 'prod' : d.scope);
   }
-  b.manifest(f.path, 'resolution_failed', unresolved === 0 ? null : `${unresolved} requirement(s) are not pinned and no registry is available to resolve them`, 'standalone');
+  const detail =
+    unreached === null
+      ? unresolved === 0 ? null : `${unresolved} requirement(s) are not pinned and no registry is available to resolve them`
+      : `${unreached}: ${unresolved === 0 ? 'the pinned requirements’ own dependencies are unknown' : `${unresolved} requirement(s) are not pinned`}`;
+  b.manifest(f.path, 'resolution_failed', detail, 'standalone');
   return { inventory: b.finish(null, 'recorded'), unresolved: [] };
 }
 

@@ -17,6 +17,12 @@ export interface PyProject {
   readonly declared: readonly Declared[];
   /** Names of `[project.optional-dependencies]` extras (PDM locks them as groups). */
   readonly extras: ReadonlySet<string>;
+  /**
+   * Whether it describes a project: a `[project]` table, a Poetry project, dependency groups, a uv
+   * workspace or uv's or PDM's dependency tables. A pyproject.toml of tool settings alone (black, ruff, mypy
+   * beside a setup.py) declares nothing and is no manifest.
+   */
+  readonly isManifest: boolean;
 }
 
 /** Poetry's `name = "^1.2"` / `name = { version = "^1.2", optional = true }` tables as PEP 508 strings. */
@@ -34,7 +40,14 @@ function poetryTable(table: unknown): { text: string; optional: boolean }[] {
 export function readPyProject(path: string, text: string): PyProject {
   const doc = parseToml(path, text);
   const project = obj(doc['project']);
-  const poetry = obj(obj(doc['tool'])['poetry']);
+  const tool = obj(doc['tool']);
+  const poetry = obj(tool['poetry']);
+  const isManifest =
+    doc['project'] !== undefined ||
+    doc['dependency-groups'] !== undefined ||
+    ['name', 'dependencies', 'dev-dependencies', 'group'].some((k) => poetry[k] !== undefined) ||
+    ['dev-dependencies', 'workspace'].some((k) => obj(tool['uv'])[k] !== undefined) ||
+    obj(tool['pdm'])['dev-dependencies'] !== undefined;
   const declared: Declared[] = [];
   const add = (texts: readonly string[], kind: string, scope: Declared['scope']): void => {
     for (const t of texts) {
@@ -57,14 +70,15 @@ export function readPyProject(path: string, text: string): PyProject {
   for (const [group, table] of Object.entries(obj(poetry['group']))) {
     for (const { text: t } of poetryTable(obj(table)['dependencies'])) add([t], `group:${group}`, group === 'main' ? 'prod' : 'dev');
   }
-  add(strings(obj(obj(doc['tool'])['uv'])['dev-dependencies']), 'group:dev', 'dev');
-  for (const [group, list] of Object.entries(obj(obj(obj(doc['tool'])['pdm'])['dev-dependencies']))) add(strings(list), `group:${group}`, 'dev');
+  add(strings(obj(tool['uv'])['dev-dependencies']), 'group:dev', 'dev');
+  for (const [group, list] of Object.entries(obj(obj(tool['pdm'])['dev-dependencies']))) add(strings(list), `group:${group}`, 'dev');
   return {
     path,
     name: str(project['name']) ?? str(poetry['name']),
     version: str(project['version']) ?? str(poetry['version']),
     declared,
     extras,
+    isManifest,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { EdgeKind, Inventory, Occurrence, OccurrenceSource } from '../../model.js';
 import { parseJson, parseToml, StructureBounds } from '../../safe-parse.js';
 import { GraphBuilder } from '../builder.js';
+import { newerFormatNotice, unsupportedFormat } from '../format-version.js';
 import { arr, obj, sha256Integrity, str, strings } from './data.js';
 import type { PyProject } from './manifest.js';
 import { parseRequirement, pep503, pinnedVersion } from './names.js';
@@ -69,6 +70,10 @@ export function parsePoetryLock(path: string, text: string, project: PyProject |
   }
   projectRoot(b, project);
   const lockVersion = str(obj(doc['metadata'])['lock-version']);
+  // Poetry reads a newer minor of its major (with a warning) and refuses a newer major.
+  const [major = 0, minor = 0] = (lockVersion ?? '').split('.').map(Number);
+  if (lockVersion !== null && (major > 2 || !(major >= 1))) throw unsupportedFormat(path, 'poetry.lock', lockVersion);
+  if (major === 2 && minor > 1) b.notice(newerFormatNotice(path, 'poetry.lock', lockVersion ?? '', '2.1'));
   return b.finish({ kind: 'poetry.lock', version: lockVersion, scopes: 'recorded' });
 }
 
@@ -124,8 +129,10 @@ export function parsePdmLock(path: string, text: string, project: PyProject | nu
 }
 
 /**
- * Pipfile.lock: `default` is required, `develop` dev (a package in both counts once, as
- * required). It records no edges; git, path and editable entries keep their reference.
+ * Pipfile.lock: `default` is required, `develop` dev. The two are separate pin sets, so entries
+ * are keyed by name and version: a package pinned alike in both counts once, as required; one
+ * pinned in `develop` at another version is a second, dev component. It records no edges; git,
+ * path and editable entries keep their reference.
  */
 export function parsePipfileLock(path: string, text: string, pipfile: string | null): Inventory {
   const doc = obj(parseJson(path, text));
@@ -142,7 +149,7 @@ export function parsePipfileLock(path: string, text: string, pipfile: string | n
       const git = str(e['git']);
       const local = str(e['path']);
       const version = pinnedVersion(str(e['version']) ?? '') ?? (git !== null ? str(e['ref']) : null);
-      b.add(pep503(name), {
+      b.add(`${pep503(name)}@${version ?? ''}`, {
         name,
         version,
         source: git !== null ? 'git' : local !== null ? 'file' : 'registry',
@@ -154,5 +161,7 @@ export function parsePipfileLock(path: string, text: string, pipfile: string | n
   }
   if (pipfile !== null) b.covers(pipfile);
   const spec = obj(doc['_meta'])['pipfile-spec'];
+  if (typeof spec === 'number' && spec > 6) b.notice(newerFormatNotice(path, 'Pipfile.lock', spec, '6'));
+  else if (typeof spec === 'number' && spec < 1) throw unsupportedFormat(path, 'Pipfile.lock', spec);
   return b.finish({ kind: 'Pipfile.lock', version: typeof spec === 'number' ? String(spec) : str(spec), scopes: 'recorded' });
 }

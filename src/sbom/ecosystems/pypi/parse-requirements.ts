@@ -46,20 +46,40 @@ function vcsRequirement(spec: string): { name: string; url: string; ref: string 
   return name === '' ? null : { name, url: `${match[1]}+${match[2]}`, ref: match[3] ?? null };
 }
 
+/** `-r other.txt`, `--requirement=other.txt`, `-c constraints.txt`: the file named, as written. */
+const INCLUDE = /^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?=[^\s-]))(\S+)$/;
+
+/** The upload path a `-r`/`-c` line names, relative to the including file's folder; null for a URL or a path leaving the upload. */
+function includedPath(path: string, target: string): string | null {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target) || target.startsWith('/')) return null;
+  const parts = path.includes('/') ? path.slice(0, path.lastIndexOf('/')).split('/') : [];
+  for (const part of target.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part !== '..') parts.push(part);
+    else if (parts.pop() === undefined) return null;
+  }
+  return parts.join('/');
+}
+
 /**
  * requirements*.txt (pip's format, pip-compile's included): a pinned requirement (`==`/`===`)
  * is a component, with its first `--hash`; VCS requirements are git components at their ref;
  * everything else (ranges, bare names, local paths) stays a declaration. Option lines (`-i`,
- * `--extra-index-url`, `-f`…) are ignored; `-r`/`-c` files are read on their own when uploaded.
+ * `--extra-index-url`, `-f`…) are ignored; `-r`/`-c` lines are returned as `includes` (upload
+ * paths), for the caller to join the files into one environment (see join-requirements.ts).
  * Scope comes from the file's name: development-named files are dev, the others required.
  */
-export function parseRequirements(path: string, text: string): { inventory: Inventory; pinned: number } {
+export function parseRequirements(path: string, text: string): { inventory: Inventory; pinned: number; includes: string[] } {
   const b = new GraphBuilder(path, 'pypi', pep503);
   const dev = isDevRequirements(path);
   const lines = logicalLines(path, text);
   if (lines.length > INPUT_LIMITS.maxEntries) throw limitExceeded(path, 'maxEntries');
   let pinned = 0;
+  const includes: string[] = [];
   for (const { line } of lines) {
+    const include = INCLUDE.exec(line)?.[1];
+    const included = include === undefined ? null : includedPath(path, include);
+    if (included !== null) includes.push(included);
     const hashes = [...line.matchAll(/--hash[=\s]+(\S+)/g)].map((m) => m[1]);
     let spec = line.replace(/\s--hash[=\s]+\S+/g, '').trim();
     let editable = false;
@@ -83,7 +103,7 @@ export function parseRequirements(path: string, text: string): { inventory: Inve
     pinned++;
     b.add(pep503(req.name), { name: req.name, version, source: 'registry', integrity: sha256Integrity(hashes[0]), dev });
   }
-  return { inventory: b.finish({ kind: 'requirements.txt', version: null, scopes: 'recorded' }), pinned };
+  return { inventory: b.finish({ kind: 'requirements.txt', version: null, scopes: 'recorded' }), pinned, includes };
 }
 
 function declaration(manifest: string, name: string, range: string, dev: boolean): Declaration {
