@@ -143,7 +143,12 @@ describe('registry HTTP client', () => {
     await new Promise((resolve) => closed.close(resolve));
     const nowhere = registryHttp({ retries: 0 });
     try {
-      await expect(nowhere.text(`http://127.0.0.1:${port}/doc`)).rejects.toEqual(new TransientAnalysisError('registry could not be reached'));
+      // A connection never made names the host and why: the analysis degrades on it instead of retrying.
+      await expect(nowhere.text(`http://127.0.0.1:${port}/doc`)).rejects.toMatchObject({
+        name: 'RegistryUnreachableError',
+        origin: `http://127.0.0.1:${port}`,
+        reason: 'ECONNREFUSED',
+      });
       await expect(nowhere.text('not an address')).rejects.toEqual(new TransientAnalysisError('registry request failed'));
     } finally {
       await nowhere.close();

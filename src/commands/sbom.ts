@@ -4,6 +4,7 @@ import { DiskMetadataCache } from '../registry/disk-cache.js';
 import { CLI_REGISTRY_CONCURRENCY, ConfigError, registrySettingsFrom } from '../config.js';
 import { registryAnalysis } from '../registry/analysis.js';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
+import type { Enricher, EnrichmentResult } from '../sbom/enrich-types.js';
 import { checkEnvironment, type AnalysisEnvironment } from '../sbom/environment.js';
 import { AnalysisError, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
 import { InputError, readInputs, SKIPPED_BY_DEFAULT, skippedNotice } from './sbom-inputs.js';
@@ -93,7 +94,15 @@ export async function sbomCommand(
     throw error;
   }
   const online = values.offline ? null : await registryAnalysis({ cache: new DiskMetadataCache(), resolutionTimeoutMs, concurrency: registryConcurrency, ...registries });
-  const deps: AnalyzeDeps = online === null ? {} : { registry: online.registry, ecosystems: online.ecosystems };
+  // The enrichment's own account (hosts that could not be reached), for the warnings below.
+  let enrichment: EnrichmentResult | null = null;
+  const registry: Enricher | null =
+    online === null
+      ? null
+      : {
+          enrich: async (coordinates, onProgress, signal) => (enrichment = await online.registry.enrich(coordinates, onProgress, signal)),
+        };
+  const deps: AnalyzeDeps = online === null ? {} : { registry, ecosystems: online.ecosystems };
   const progress = io.progress;
   try {
     const result = await analyze(files, format, {
@@ -104,11 +113,13 @@ export async function sbomCommand(
             onProgress: (p) => {
               const c = p.counts;
               const total = c.coordinates_total === undefined ? '' : ` ${c.coordinates_done ?? 0}/${c.coordinates_total}`;
-              progress(`${p.phase}${total}`);
+              const failed = (c.fetch_failed ?? 0) > 0 ? ` (${c.fetch_failed} failed)` : '';
+              progress(`${p.phase}${total}${failed}`);
             },
           }
         : {}),
     });
+    for (const line of degradationWarnings(enrichment)) io.err(line);
     if (values.output === undefined) {
       io.writeOut(result.document);
     } else {
@@ -132,6 +143,19 @@ export async function sbomCommand(
     }
     throw error;
   } finally {
-    await online?.close();
+    // Nothing in flight is waited for once the document is out (a lookup no one needs keeps the process alive).
+    await online?.destroy();
   }
+}
+
+/** One warning per registry host that could not be reached, and one if the enrichment ran out of time. */
+function degradationWarnings(enrichment: EnrichmentResult | null): string[] {
+  const lines = (enrichment?.unreachable ?? []).map(
+    (u) => `pkgscope: warning: ${u.registry} registry ${u.origin} unreachable (${u.reason}); ${u.coordinates} packages left unenriched`,
+  );
+  const spent = enrichment?.outOfBudget;
+  if (spent !== undefined) {
+    lines.push(`pkgscope: warning: registry metadata took longer than its budget of ${Math.round(spent.budgetMs / 1000)} s; ${spent.coordinates} packages left unenriched`);
+  }
+  return lines;
 }

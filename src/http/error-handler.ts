@@ -83,7 +83,9 @@ function noteStoreOutage(request: FastifyRequest, error: unknown): void {
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const problem = toProblem(error, request);
   if (problem) {
-    if (problem.code === 'SERVICE_UNAVAILABLE') noteStoreOutage(request, error);
+    // A route's own 503 (a registry in trouble, a full pool) is no store outage; the route logged its cause.
+    if (problem.code === 'SERVICE_UNAVAILABLE' && !(error instanceof ProblemError)) noteStoreOutage(request, error);
+    else if (problem.code === 'SERVICE_UNAVAILABLE') request.log.warn({ detail: problem.detail }, 'request answered 503');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, problem);
   }

@@ -63,6 +63,8 @@ interface HostState {
   /** Epoch ms until which requests fail at once; 0 while closed. */
   openUntil: number;
   reason: string;
+  /** The failure that opened the breaker: the cause of each failure it answers with. */
+  cause: unknown;
   /** The trial request after a cool-down, while it runs: the others wait for it. */
   trial: Promise<void> | null;
   endTrial: (() => void) | null;
@@ -101,7 +103,7 @@ export class HostBreakers {
         await waitOrAbort(state.trial, signal);
         continue;
       }
-      if (this.now() < state.openUntil) throw new RegistryUnreachableError(origin, state.reason, true);
+      if (this.now() < state.openUntil) throw new RegistryUnreachableError(origin, state.reason, true, { cause: state.cause });
       // The cool-down is over: this request is the trial.
       state.trial = new Promise<void>((resolve) => (state.endTrial = resolve));
       return this.pass(origin, state, stop, true);
@@ -111,7 +113,7 @@ export class HostBreakers {
   private stateOf(origin: string): HostState {
     let state = this.hosts.get(origin);
     if (state === undefined) {
-      state = { failures: 0, openUntil: 0, reason: '', trial: null, endTrial: null, inflight: new Set() };
+      state = { failures: 0, openUntil: 0, reason: '', cause: undefined, trial: null, endTrial: null, inflight: new Set() };
       this.hosts.set(origin, state);
     }
     return state;
@@ -136,6 +138,7 @@ export class HostBreakers {
       unreachable: (code, cause) => {
         state.failures++;
         state.reason = code;
+        state.cause = cause;
         if (trial || (state.openUntil === 0 && state.failures >= this.threshold)) this.trip(origin, state, stop);
         endTrial();
         return new RegistryUnreachableError(origin, code, false, { cause });
@@ -154,7 +157,7 @@ export class HostBreakers {
   /** Opens the breaker and stops every other request in flight to the host. */
   private trip(origin: string, state: HostState, except: (error: Error) => void): void {
     state.openUntil = this.now() + this.coolDownMs;
-    for (const stop of [...state.inflight]) if (stop !== except) stop(new RegistryUnreachableError(origin, state.reason, true));
+    for (const stop of [...state.inflight]) if (stop !== except) stop(new RegistryUnreachableError(origin, state.reason, true, { cause: state.cause }));
   }
 }
 

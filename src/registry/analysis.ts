@@ -1,9 +1,10 @@
+import { HostBreakers, type HostBreakerOptions } from '../net/breaker.js';
 import { RegistryEnricher } from '../sbom/enrich.js';
 import type { Enricher, MetadataCache, MetadataClient } from '../sbom/enrich-types.js';
 import { createEcosystems } from '../sbom/ecosystems/index.js';
 import type { StandaloneResolver } from '../sbom/ecosystems/npm/build.js';
 import { REGISTRY_KEYS, type Ecosystem, type RegistryAccess, type RegistryEndpoint, type RegistryHttp, type RegistryKey } from '../sbom/ecosystems/types.js';
-import { registryHttp } from './http.js';
+import { registryHttp, type ClosableRegistryHttp } from './http.js';
 import { npmMetadataClient } from './metadata-client.js';
 import { fetchOptionsOf, loadNpmOptions, type NpmOptions } from './npm-options.js';
 import { arboristResolver } from './resolver.js';
@@ -23,6 +24,10 @@ export interface RegistryAnalysisOptions {
   readonly mavenAllowedRepositories?: readonly string[];
   /** Deadline of one registry request of the other ecosystems. */
   readonly registryTimeoutMs?: number;
+  /** Time one analysis's enrichment may take in all (RegistryEnricher's 60 s by default). */
+  readonly enrichmentBudgetMs?: number;
+  /** The per-host circuit breakers' settings (3 connection failures, 30 s cool-down by default). */
+  readonly breaker?: HostBreakerOptions;
   /** Wraps the metadata client and cache to time requests and count cache hits (metrics). */
   readonly observer?: RegistryObserver;
 }
@@ -38,8 +43,10 @@ export interface RegistryAnalysis {
   readonly ecosystems: readonly Ecosystem[];
   /** The same registries for an analysis thread, which builds its own ecosystems from them. */
   readonly registryAccess: RegistryAccess;
-  /** Closes the registry connections. */
+  /** Closes the registry connections once the requests in flight have ended. */
   close(): Promise<void>;
+  /** Closes them now, failing what is still in flight (a CLI run that has written its document). */
+  destroy(): Promise<void>;
 }
 
 /**
@@ -57,15 +64,22 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
   const resolver = arboristResolver(npmOptions, options.resolutionTimeoutMs);
   // As many sockets per registry as requests may be in flight: fewer would queue them in undici.
   const connections = Math.max(32, options.concurrency ?? 0);
-  const http = registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000, connections });
+  // One breaker per host for every client: resolution, enrichment and npm's plain requests alike.
+  const breakers = new HostBreakers(options.breaker);
+  const http = registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000, connections, breakers });
   // npm registries with npm's own CAs get a client of their own (made when first asked for).
-  let npmHttp: (RegistryHttp & { close(): Promise<void> }) | null = null;
+  let npmHttp: ClosableRegistryHttp | null = null;
   const plainHttpFor = (ca: string | readonly string[] | null): RegistryHttp =>
-    ca === null ? http : (npmHttp ??= registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000, ca, connections }));
+    ca === null ? http : (npmHttp ??= registryHttp({ timeoutMs: options.registryTimeoutMs ?? 20_000, ca, connections, breakers }));
   const registries: Partial<Record<RegistryKey, RegistryEndpoint>> = {};
+  // Notices name a registry by its key (`crates`), found by the origin of the host that failed.
+  const registryNames = new Map<string, string>();
   for (const key of REGISTRY_KEYS) {
     const base = options.packageRegistries?.[key];
-    if (base !== undefined) registries[key] = { base, http };
+    if (base === undefined) continue;
+    registries[key] = { base, http };
+    const origin = originOf(base);
+    if (origin !== null && !registryNames.has(origin)) registryNames.set(origin, key);
   }
   const ecosystems = createEcosystems({
     npm: { resolver, metadata: npmMetadataClient(fetchOptions, undefined, plainHttpFor) },
@@ -76,16 +90,27 @@ export async function registryAnalysis(options: RegistryAnalysisOptions): Promis
   const clients = new Map<string, MetadataClient>();
   for (const e of ecosystems) if (e.metadata) clients.set(e.id, observe(e.metadata));
   return {
-    registry: new RegistryEnricher(
-      clients,
-      options.cache && observer ? observer.observeCache(options.cache) : options.cache,
-      options.concurrency ?? 16,
-    ),
+    registry: new RegistryEnricher(clients, options.cache && observer ? observer.observeCache(options.cache) : options.cache, {
+      concurrency: options.concurrency ?? 16,
+      registryNames,
+      ...(options.enrichmentBudgetMs === undefined ? {} : { budgetMs: options.enrichmentBudgetMs }),
+    }),
     resolver,
     ecosystems,
     registryAccess: { bases: options.packageRegistries ?? {}, http, resolutionTimeoutMs: options.resolutionTimeoutMs, mavenAllowedRepositories: options.mavenAllowedRepositories ?? [] },
     close: async () => {
       await Promise.all([http.close(), npmHttp?.close()]);
     },
+    destroy: async () => {
+      await Promise.all([http.destroy(), npmHttp?.destroy()]);
+    },
   };
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }

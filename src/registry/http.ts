@@ -1,5 +1,8 @@
 import type { Dispatcher } from 'undici';
+import { connectFailureCode, HostBreakers, type HostBreakerOptions, type HostPass } from '../net/breaker.js';
+import { coalescedLookup } from '../net/lookup.js';
 import type { RegistryGetOptions, RegistryHttp } from '../sbom/ecosystems/types.js';
+import { RegistryUnreachableError } from '../sbom/registry-unreachable.js';
 import { TransientAnalysisError } from '../sbom/types.js';
 
 /** A registry answered with a status that retrying will not change (401, 403, 400…). */
@@ -27,14 +30,31 @@ export interface RegistryHttpOptions {
   readonly ca?: string | readonly string[] | null;
   /** Sockets per registry host (32): at least the requests the caller lets run at once. */
   readonly connections?: number;
+  /**
+   * The per-host circuit breakers (share one between clients of the same registries), or their
+   * settings for breakers of this client's own; null: none (every request tries to connect).
+   */
+  readonly breakers?: HostBreakers | HostBreakerOptions | null;
 }
 
 const DEFAULTS = { timeoutMs: 20_000, maxBytes: 32 * 1024 * 1024, retries: 1 } as const;
+
+/** Connection failures that took the whole connect timeout to happen. */
+const SLOW_CONNECT_FAILURES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
 const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_SOCKET']);
 
 /** Why an exchange was stopped before its response ended. */
 class DeadlinePassed extends Error {}
+
+/** A URL's origin (no path, no credentials), or null when it is no URL. */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * One GET as an undici dispatch handler: the body is gathered from the chunks as they come, with
@@ -59,6 +79,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     private readonly resolve: (body: string | null) => void,
     private readonly reject: (error: unknown) => void,
     private readonly signal: AbortSignal | undefined,
+    private readonly pass: HostPass | null,
   ) {
     signal?.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -70,7 +91,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   /** Ends the exchange now with `reason`: a request still queued for a socket is aborted when it starts. */
-  private stop(reason: Error): void {
+  stop(reason: Error): void {
     if (this.settled) return;
     this.stopped = reason;
     this.controller?.abort(reason);
@@ -84,6 +105,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
     this.status = statusCode;
+    if (!this.settled) this.pass?.reached();
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -104,6 +126,12 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
     if (this.settled) return;
     if (this.stopped !== null) return this.fail(this.stopped);
+    // A connection never made: the breaker counts it, and the analysis degrades on it rather than retrying.
+    const unreachable = connectFailureCode(error);
+    const origin = unreachable === null ? null : originOf(this.url);
+    if (unreachable !== null && origin !== null) {
+      return this.fail(this.pass?.unreachable(unreachable, error) ?? new RegistryUnreachableError(origin, unreachable, false, { cause: error }));
+    }
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && TRANSIENT_CODES.has(code)) this.fail(new TransientAnalysisError('registry could not be reached', { cause: error }));
     else this.fail(new TransientAnalysisError('registry request failed', { cause: error }));
@@ -123,25 +151,35 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.settled = true;
     clearTimeout(this.timer);
     this.signal?.removeEventListener('abort', this.onAbort);
+    this.pass?.leave();
     return true;
   }
+}
+
+export interface ClosableRegistryHttp extends RegistryHttp {
+  /** Closes the connections once the requests in flight have ended. */
+  close(): Promise<void>;
+  /** Closes the connections now, failing the requests in flight. */
+  destroy(): Promise<void>;
 }
 
 /**
  * The registries' HTTP client (undici, one keep-alive agent per process). Registries of every
  * ecosystem but npm go through it; npm keeps npm's own fetch with the user's npm configuration.
  */
-export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & { close(): Promise<void> } {
+export function registryHttp(options: RegistryHttpOptions = {}): ClosableRegistryHttp {
   const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
   const maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
   const retries = options.retries ?? DEFAULTS.retries;
   const userAgent = options.userAgent ?? 'pkgscope';
+  const breakers = options.breakers === null ? null : options.breakers instanceof HostBreakers ? options.breakers : new HostBreakers(options.breakers);
   // undici is loaded with the first request: an analysis that reaches no registry (a warm cache,
   // the CLI's --offline, npm alone) starts without it.
   let client: Promise<{ readonly agent: Dispatcher; readonly dispatcher: Dispatcher }> | undefined;
   const connect = () =>
     (client ??= import('undici').then(({ Agent, interceptors }) => {
-      const connect = options.ca ? { ca: typeof options.ca === 'string' ? options.ca : [...options.ca] } : {};
+      // One DNS lookup for the connections opening to a host at once (see coalescedLookup).
+      const connect = { lookup: coalescedLookup(), ...(options.ca ? { ca: typeof options.ca === 'string' ? options.ca : [...options.ca] } : {}) };
       const agent = options.dispatcher ?? new Agent({ connections: options.connections ?? 32, keepAliveTimeout: 10_000, connectTimeout: Math.min(timeoutMs, 10_000), connect });
       // undici 7 follows redirects through an interceptor; the `maxRedirections` request option is refused.
       return { agent, dispatcher: agent.compose(interceptors.redirect({ maxRedirections: 5 })) };
@@ -153,8 +191,16 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
     opts.signal?.throwIfAborted();
     const headers: Record<string, string> = { accept: opts.accept ?? 'application/json', 'user-agent': userAgent };
     if (opts.authorization !== undefined) headers['authorization'] = opts.authorization;
+    // A host whose breaker is open fails here, before any connection is tried.
+    const origin = breakers === null ? null : originOf(url);
+    let exchange: Exchange | null = null;
+    let stopped: Error | null = null;
+    const stop = (reason: Error): void => (exchange === null ? void (stopped = reason) : exchange.stop(reason));
+    const pass = origin === null || breakers === null ? null : await breakers.enter(origin, stop, opts.signal);
     return new Promise<string | null>((resolve, reject) => {
-      const exchange = new Exchange(url, maxBytes, resolve, reject, opts.signal);
+      exchange = new Exchange(url, maxBytes, resolve, reject, opts.signal, pass);
+      // The breaker opened between letting this request go and its start.
+      if (stopped !== null) return exchange.stop(stopped);
       exchange.deadline(timeoutMs);
       try {
         const target = new URL(url);
@@ -172,6 +218,9 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
         return await once(url, opts);
       } catch (error) {
         if (!(error instanceof TransientAnalysisError) || attempt >= retries) throw error;
+        // A connection refused or not resolved may be tried again (its breaker decides how often);
+        // a connect timeout would spend its whole wait again, and an open breaker answers the same.
+        if (error instanceof RegistryUnreachableError && (error.withoutRequest || SLOW_CONNECT_FAILURES.has(error.reason))) throw error;
         opts.signal?.throwIfAborted();
       }
     }
@@ -190,6 +239,10 @@ export function registryHttp(options: RegistryHttpOptions = {}): RegistryHttp & 
     },
     async close() {
       if (options.dispatcher === undefined && client !== undefined) await (await client).agent.close();
+    },
+    async destroy() {
+      // Requests still in flight (a lookup nobody waits for any more) end now instead of being awaited.
+      if (options.dispatcher === undefined && client !== undefined) await (await client).agent.destroy();
     },
   };
 }

@@ -10,6 +10,7 @@ import type { Ecosystem, RegistryAccess, RegistryEndpoint, RegistryKey } from '.
 import { coordinateKey } from './metadata.js';
 import type { AnalysisEnvironment } from './environment.js';
 import { emptyInventory, type Inventory, type Occurrence } from './model.js';
+import { oneProjectPerFolder } from './projects.js';
 import type { RenderInput } from './render/input.js';
 import { BoundedOutput } from './render/output.js';
 import { renderSpdx } from './render/spdx.js';
@@ -153,6 +154,16 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
     }
     throw new AnalysisError(timedOut ? 'resolution_timeout' : 'resolution_failed', 'no manifest could be resolved', { problems });
   }
+  // A lockfile that could not be read beside others that could: the inventory lacks its entries,
+  // so the evidence says partial and names it (its diagnostic, with line and column, is in problems).
+  const recorded = new Set(inventory.lockfiles.map((l) => l.path));
+  for (const claimed of detection.claims.values()) {
+    for (const f of claimed) {
+      const problem = f.role === 'lockfile' && !recorded.has(f.path) ? problems.find((p) => p.path === f.path) : undefined;
+      if (problem !== undefined) inventory.resolutions.push({ manifest: f.path, outcome: 'unparsable', detail: problem.message ?? problem.reason });
+    }
+  }
+  oneProjectPerFolder(inventory);
   counts.resolved = inventory.occurrences.length;
 
   const coordinates = new Map<string, Coordinate>();
@@ -181,7 +192,7 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
     inventory,
     metadata: enrichment.metadata,
     failedCoordinates: enrichment.failed,
-    evidence: evidenceOf(inventory, enrichment.failed),
+    evidence: evidenceOf(inventory, enrichment.failed, enrichment),
     generatedAt: deps.now?.() ?? new Date(),
     purl: (o: Occurrence) => byId.get(o.ecosystem)?.purl(o) ?? null,
     ecosystemLabels: new Map(ecosystems.map((e) => [e.id, e.label])),

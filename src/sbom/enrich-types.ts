@@ -21,6 +21,24 @@ export interface EnrichmentResult {
    * (a failure among them, or a cache that cannot tell).
    */
   readonly reusableUntil?: number;
+  /** Registry hosts that could not be connected to, each with the coordinates of `failed` it left unenriched. */
+  readonly unreachable?: readonly UnreachableRegistry[];
+  /** The coordinates of `failed` still waiting when the enrichment budget ran out. */
+  readonly outOfBudget?: { readonly budgetMs: number; readonly coordinates: number };
+  /** `failed` less the coordinates `unreachable` and `outOfBudget` account for; absent: all of `failed`. */
+  readonly failedOtherwise?: readonly string[];
+}
+
+/** A registry host an enrichment could not connect to. */
+export interface UnreachableRegistry {
+  /** What people call the registry: its `PACKAGE_REGISTRIES` key (`crates`, `pypi`), else the ecosystem (`npm`). */
+  readonly registry: string;
+  /** `scheme://host[:port]`: no path, no credentials. */
+  readonly origin: string;
+  /** The connection failure's code (`ECONNREFUSED`, `ENOTFOUND`, `UND_ERR_CONNECT_TIMEOUT`…). */
+  readonly reason: string;
+  /** Coordinates left unenriched because of it. */
+  readonly coordinates: number;
 }
 
 /** Fetches registry metadata for coordinates; one coordinate's failure never fails the batch. */

@@ -1,4 +1,6 @@
+import type { EnrichmentResult } from './enrich-types.js';
 import type { Inventory } from './model.js';
+import { unreachableReasonWords } from './registry-unreachable.js';
 
 /** The spec's document evidence values, computed from what the analysis actually did. */
 export type Completeness =
@@ -17,7 +19,12 @@ export interface Evidence {
   readonly notice: string;
 }
 
-export function evidenceOf(inventory: Inventory, failedCoordinates: readonly string[]): Evidence {
+const duration = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
+
+/** What the enrichment says of its failures beyond their keys (see EnrichmentResult). */
+export type EnrichmentFailures = Pick<EnrichmentResult, 'unreachable' | 'outOfBudget' | 'failedOtherwise'>;
+
+export function evidenceOf(inventory: Inventory, failedCoordinates: readonly string[], enrichment: EnrichmentFailures = {}): Evidence {
   const fromLockfiles = inventory.resolutions.some((r) => r.outcome === 'lockfile');
   const resolved = inventory.resolutions.some((r) => r.outcome === 'resolved');
   const unresolved = inventory.resolutions.filter(
@@ -60,13 +67,37 @@ export function evidenceOf(inventory: Inventory, failedCoordinates: readonly str
   }
   const provided = inventory.declarations.length - missing.length;
   if (provided > 0) sentences.push(`${provided} requirement(s) on the platform or SDK (not packages) are listed in service:declarations.`);
-  if (failedCoordinates.length > 0) {
-    const shown = failedCoordinates.slice(0, 20).join(', ');
-    const more = failedCoordinates.length > 20 ? ` and ${failedCoordinates.length - 20} more` : '';
+  // A registry that could not be reached is named once, with how many components it left as recorded.
+  for (const u of enrichment.unreachable ?? []) {
+    sentences.push(
+      `${u.registry} registry at ${u.origin} could not be reached (${unreachableReasonWords(u.reason)}): ${u.coordinates} component(s) carry only what the lockfile records.`,
+    );
+  }
+  if (enrichment.outOfBudget !== undefined) {
+    sentences.push(
+      `Registry enrichment stopped at its budget of ${duration(enrichment.outOfBudget.budgetMs)}: ${enrichment.outOfBudget.coordinates} component(s) carry only what the lockfile records.`,
+    );
+  }
+  const otherwise = enrichment.failedOtherwise ?? failedCoordinates;
+  if (otherwise.length > 0) {
+    const shown = otherwise.slice(0, 20).join(', ');
+    const more = otherwise.length > 20 ? ` and ${otherwise.length - 20} more` : '';
     sentences.push(`Registry metadata could not be fetched for ${shown}${more}; they carry only what the lockfile records.`);
   }
   for (const notice of inventory.notices.slice(0, 20)) sentences.push(notice.endsWith('.') ? notice : `${notice}.`);
   if (inventory.notices.length > 20) sentences.push(`${inventory.notices.length - 20} more inconsistencies were found.`);
   sentences.push('Licenses are as declared by each package; an absent license is unknown, not absent.');
   return { completeness, basis, graphComplete, notice: sentences.join(' ') };
+}
+
+/**
+ * The notice of one document: the analysis's, and how many registry metadata values that document
+ * left out because they do not fit its format (by field, most first), e.g. "3 registry metadata
+ * value(s) that do not fit the document format were left out: 2 author email, 1 homepage."
+ */
+export function noticeWith(evidence: Evidence, leftOut: readonly (readonly [field: string, count: number])[]): string {
+  const total = leftOut.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return evidence.notice;
+  const fields = [...leftOut].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([field, count]) => `${count} ${field}`);
+  return `${evidence.notice} ${total} registry metadata value(s) that do not fit the document format were left out: ${fields.join(', ')}.`;
 }

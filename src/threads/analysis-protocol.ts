@@ -2,6 +2,7 @@ import type { Coordinate, EnrichmentResult } from '../sbom/enrich-types.js';
 import type { StandaloneOutcome, StandaloneProject } from '../sbom/ecosystems/npm/build.js';
 import type { RegistryKey } from '../sbom/ecosystems/types.js';
 import type { AnalysisEnvironment } from '../sbom/environment.js';
+import { RegistryUnreachableError } from '../sbom/registry-unreachable.js';
 import {
   AnalysisError,
   LimitExceededError,
@@ -47,6 +48,7 @@ export type WireError =
   | { readonly kind: 'limit'; readonly code: FailureCode; readonly message: string; readonly limit: string; readonly value: number; readonly problems: readonly FileProblem[] }
   | { readonly kind: 'analysis'; readonly code: FailureCode; readonly message: string; readonly problems: readonly FileProblem[] }
   | { readonly kind: 'transient'; readonly message: string }
+  | { readonly kind: 'unreachable'; readonly origin: string; readonly reason: string; readonly withoutRequest: boolean }
   | { readonly kind: 'other'; readonly name: string; readonly message: string; readonly stack: string | null; readonly code: string | null };
 
 /** `reused`: coordinates the thread answered from its memo of earlier answers (cache hits for the caller's metrics). */
@@ -82,6 +84,8 @@ export function toWire(error: unknown): WireError {
     return { kind: 'limit', code: error.code, message: error.message, limit: error.limit, value: error.value, problems: error.problems };
   }
   if (error instanceof AnalysisError) return { kind: 'analysis', code: error.code, message: error.message, problems: error.problems };
+  // Before the transient kind it belongs to: a resolver in a thread degrades on it rather than failing.
+  if (error instanceof RegistryUnreachableError) return { kind: 'unreachable', origin: error.origin, reason: error.reason, withoutRequest: error.withoutRequest };
   if (error instanceof TransientAnalysisError) return { kind: 'transient', message: error.message };
   // The code (a SQLSTATE, ECONNRESET…) is what tells a retryable failure from a bug.
   const code = (error as { code?: unknown } | null)?.code;
@@ -98,6 +102,8 @@ export function fromWire(error: WireError): Error {
       return new AnalysisError(error.code, error.message, { problems: error.problems });
     case 'transient':
       return new TransientAnalysisError(error.message);
+    case 'unreachable':
+      return new RegistryUnreachableError(error.origin, error.reason, error.withoutRequest);
     case 'other': {
       const copy: Error & { code?: string } = new Error(error.message);
       copy.name = error.name;

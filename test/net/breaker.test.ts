@@ -26,7 +26,7 @@ function countingAgent(): CountingAgent {
   const agent = new Agent({ connections: 4 });
   const dispatched: string[] = [];
   const dispatcher = agent.compose((dispatch) => (opts, handler) => {
-    const path = String(opts.path);
+    const path = opts.path;
     dispatched.push(path);
     // Held: never sent (a request queued behind busy sockets); only the breaker can end it.
     if (path.startsWith('/held')) return true;
