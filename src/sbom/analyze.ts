@@ -181,7 +181,7 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
         Object.assign(counts, c);
         report('enriching');
       }, deps.signal)
-    : { metadata: new Map(), failed: [] };
+    : { metadata: new Map(), failed: [], notConsulted: coordinates.size };
   // The enricher's last counts, also when its progress reached someone else (an analysis thread's
   // enrichment runs on the main thread, which reports it).
   Object.assign(counts, enrichment.counts);

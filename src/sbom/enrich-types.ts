@@ -27,6 +27,8 @@ export interface EnrichmentResult {
   readonly outOfBudget?: { readonly budgetMs: number; readonly coordinates: number };
   /** `failed` less the coordinates `unreachable` and `outOfBudget` account for; absent: all of `failed`. */
   readonly failedOtherwise?: readonly string[];
+  /** Registry coordinates no registry was asked about (an analysis without one: the CLI's --offline). */
+  readonly notConsulted?: number;
 }
 
 /** A registry host an enrichment could not connect to. */

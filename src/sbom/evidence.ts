@@ -22,7 +22,7 @@ export interface Evidence {
 const duration = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
 
 /** What the enrichment says of its failures beyond their keys (see EnrichmentResult). */
-export type EnrichmentFailures = Pick<EnrichmentResult, 'unreachable' | 'outOfBudget' | 'failedOtherwise'>;
+export type EnrichmentFailures = Pick<EnrichmentResult, 'unreachable' | 'outOfBudget' | 'failedOtherwise' | 'notConsulted'>;
 
 export function evidenceOf(inventory: Inventory, failedCoordinates: readonly string[], enrichment: EnrichmentFailures = {}): Evidence {
   const fromLockfiles = inventory.resolutions.some((r) => r.outcome === 'lockfile');
@@ -72,6 +72,10 @@ export function evidenceOf(inventory: Inventory, failedCoordinates: readonly str
     sentences.push(
       `${u.registry} registry at ${u.origin} could not be reached (${unreachableReasonWords(u.reason)}): ${u.coordinates} component(s) carry only what the lockfile records.`,
     );
+  }
+  // Said outright, so that a document made offline never passes for an enriched one.
+  if (enrichment.notConsulted !== undefined && enrichment.notConsulted > 0) {
+    sentences.push(`No registry was consulted (offline): ${enrichment.notConsulted} component(s) carry only what the lockfile records.`);
   }
   if (enrichment.outOfBudget !== undefined) {
     sentences.push(

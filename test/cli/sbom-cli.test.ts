@@ -32,6 +32,9 @@ describe('pkgscope sbom', () => {
     expect(names).toHaveLength(17);
     expect(bom.metadata.component?.type).toBe('application');
     expect(names).toEqual(expect.arrayContaining(['@fx/a', '@fx/b', 'lodash', 'react']));
+    // An offline document says so: it never passes for an enriched one.
+    const notice = (JSON.parse(result.stdout) as { properties: { name: string; value: string }[] }).properties.find((p) => p.name === 'service:notice')?.value;
+    expect(notice).toMatch(/No registry was consulted \(offline\): \d+ component\(s\) carry only what the lockfile records\./);
   });
 
   it('enriches from the configured registry, caching on disk, and writes to --output', async () => {
