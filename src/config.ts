@@ -64,6 +64,10 @@ export interface Config {
   readonly jobStatusFreshMs: number;
   readonly sbomSyncTimeoutMs: number;
   readonly sbomMaxOutputBytes: number;
+  /** At most `uploadLargeConcurrency` upload bodies over `uploadLargeBodyBytes` are read at once per API process; others wait up to `uploadLargeWaitMs`, then get a 503. */
+  readonly uploadLargeBodyBytes: number;
+  readonly uploadLargeConcurrency: number;
+  readonly uploadLargeWaitMs: number;
   /** The analysis thread pool of each API and worker process (see README, "Hostile input and limits"). */
   readonly analysis: {
     readonly threads: number;
@@ -86,6 +90,12 @@ export interface Config {
   readonly inventoryMaxTotalBytes: number;
   /** A failed preparation is retried by a request arriving this long after the failure. */
   readonly inventoryRetryMs: number;
+  /** Path bounds of archive entries: longer or deeper paths, and paths past the folder count, are skipped and noted. */
+  readonly inventoryMaxPathBytes: number;
+  readonly inventoryMaxPathDepth: number;
+  readonly inventoryMaxDirectories: number;
+  /** Bytes of inventory indexes an API process keeps in memory (an estimate of what they hold). */
+  readonly inventoryCatalogMaxBytes: number;
   /** Requests may use an authenticated token for this long without it being looked up again. */
   readonly authCacheMs: number;
   /** Test hook: workers hold every job when it enters this phase, until they are killed. */
@@ -103,7 +113,11 @@ export interface Config {
   readonly gitTimeoutMs: number;
   /** How long the API reuses a repository's `ls-remote` answer. */
   readonly gitRefsTtlMs: number;
+  /** Refs of a repository read from `ls-remote` at most; a ref past them is asked of the host by name. */
+  readonly gitMaxRefs: number;
   readonly siteAllowPrivateAddresses: boolean;
+  /** Let package targets' fetches reach private addresses beyond the configured registries (`REGISTRY_ALLOW_PRIVATE_ADDRESSES`). */
+  readonly registryAllowPrivateAddresses: boolean;
   /** Stored pages older than this are re-crawled in the background on the next request. */
   readonly siteRefreshMs: number;
   readonly crawl: CrawlConfig;
@@ -121,6 +135,8 @@ export interface OpsConfig {
   readonly token: string | null;
   /** Let the queue dashboard retry, promote and remove jobs (read-only otherwise). */
   readonly queuesWritable: boolean;
+  /** How often a worker publishes its metrics to Redis, where every API's `/metrics` reads them. */
+  readonly metricsPublishMs: number;
 }
 
 export interface RateLimitConfig {
@@ -140,6 +156,12 @@ export interface CrawlConfig {
   readonly pageTimeLimitMs: number;
   readonly hostConcurrency: number;
   readonly fetchTimeoutMs: number;
+  /** Bytes of robots.txt read; the rest is ignored (500 KiB, as Google does). */
+  readonly maxRobotsBytes: number;
+  /** Page URLs taken from sitemaps per crawl (default four times maxPages); the rest are not queued. */
+  readonly maxSitemapUrls: number;
+  /** Bytes of one sitemap read; the rest of it is ignored. */
+  readonly maxSitemapBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -182,6 +204,7 @@ const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 export function loadConfig(env: Env = process.env): Config {
   const r = new EnvReader(env);
+  const sitePages = r.integer('SITE_MAX_PAGES', 1_000, 1, 100_000);
   const config: Config = {
     port: r.integer('PORT', 8080, 0, 65535),
     host: r.string('HOST', '127.0.0.1'),
@@ -210,6 +233,9 @@ export function loadConfig(env: Env = process.env): Config {
     jobStatusFreshMs: r.integer('JOB_STATUS_FRESH_MS', 1_000, 0, 60_000),
     sbomSyncTimeoutMs: r.integer('SBOM_SYNC_TIMEOUT_MS', 60_000, 100, 600_000),
     sbomMaxOutputBytes: r.integer('SBOM_MAX_OUTPUT_BYTES', 16_777_216, 1_024, 16_777_216),
+    uploadLargeBodyBytes: r.integer('UPLOAD_LARGE_BODY_BYTES', 8 * 1024 * 1024, 1_024, 1024 * 1024 * 1024),
+    uploadLargeConcurrency: r.integer('UPLOAD_LARGE_CONCURRENCY', 2, 1, 64),
+    uploadLargeWaitMs: r.integer('UPLOAD_LARGE_WAIT_MS', 2_000, 0, 60_000),
     analysis: {
       threads: r.integer('ANALYSIS_THREADS', DEFAULT_ANALYSIS_THREADS, 1, 64),
       maxQueue: r.integer('ANALYSIS_MAX_QUEUE', 64, 0, 100_000),
@@ -222,6 +248,11 @@ export function loadConfig(env: Env = process.env): Config {
     inventoryMaxFileBytes: r.integer('INVENTORY_MAX_FILE_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     inventoryMaxTotalBytes: r.integer('INVENTORY_MAX_TOTAL_BYTES', 512 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
     inventoryRetryMs: r.integer('INVENTORY_RETRY_MS', 600_000, 0, 86_400_000),
+    // Postgres refuses a primary-key entry over about 2.7 KB: paths stay below it.
+    inventoryMaxPathBytes: r.integer('INVENTORY_MAX_PATH_BYTES', 2_048, 64, 2_048),
+    inventoryMaxPathDepth: r.integer('INVENTORY_MAX_PATH_DEPTH', 64, 4, 512),
+    inventoryMaxDirectories: r.integer('INVENTORY_MAX_DIRECTORIES', 100_000, 100, 1_000_000),
+    inventoryCatalogMaxBytes: r.integer('INVENTORY_CATALOG_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     authCacheMs: r.integer('AUTH_CACHE_MS', 2_000, 0, 300_000),
     testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering', 'terminal'] as const),
     gitHosts: r.urlMap('GIT_HOSTS', GIT_HOST_KINDS, DEFAULT_GIT_HOSTS, ['http:', 'https:', 'file:']),
@@ -230,22 +261,28 @@ export function loadConfig(env: Env = process.env): Config {
     gitCacheDir: r.string('GIT_CACHE_DIR', join(tmpdir(), 'pkgscope-git')),
     gitTimeoutMs: r.integer('GIT_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     gitRefsTtlMs: r.integer('GIT_REFS_TTL_MS', 30_000, 0, 3_600_000),
+    gitMaxRefs: r.integer('GIT_MAX_REFS', 20_000, 100, 10_000_000),
     siteAllowPrivateAddresses: r.boolean('SITE_ALLOW_PRIVATE_ADDRESSES', false),
+    registryAllowPrivateAddresses: r.boolean('REGISTRY_ALLOW_PRIVATE_ADDRESSES', false),
     siteRefreshMs: r.integer('SITE_REFRESH_MS', 86_400_000, 0, 31_536_000_000),
     crawl: {
-      maxPages: r.integer('SITE_MAX_PAGES', 1_000, 1, 100_000),
+      maxPages: sitePages,
       maxDepth: r.integer('SITE_MAX_DEPTH', 10, 0, 100),
       maxPageBytes: r.integer('SITE_MAX_PAGE_BYTES', 5 * 1024 * 1024, 1_024, 64 * 1024 * 1024),
       maxDurationMs: r.integer('SITE_CRAWL_TIMEOUT_MS', 600_000, 1_000, 86_400_000),
       hostConcurrency: r.integer('SITE_HOST_CONCURRENCY', 2, 1, 16),
       fetchTimeoutMs: r.integer('SITE_FETCH_TIMEOUT_MS', 15_000, 100, 120_000),
       pageTimeLimitMs: r.integer('SITE_PAGE_TIME_LIMIT_MS', 10_000, 100, 600_000),
+      maxRobotsBytes: r.integer('SITE_MAX_ROBOTS_BYTES', 512_000, 1_024, 8 * 1024 * 1024),
+      maxSitemapUrls: r.optionalInteger('SITE_MAX_SITEMAP_URLS', 1, 10_000_000) ?? 4 * sitePages,
+      maxSitemapBytes: r.integer('SITE_MAX_SITEMAP_BYTES', 5 * 1024 * 1024, 1_024, 64 * 1024 * 1024),
     },
     ops: {
       port: r.optionalInteger('OPS_PORT', 1, 65534),
       host: r.string('OPS_HOST', '127.0.0.1'),
       token: r.optionalString('OPS_TOKEN', /^[A-Za-z0-9\-._~+/]{16,}=*$/, 'at least 16 token characters (letters, digits, -._~+/)'),
       queuesWritable: r.boolean('OPS_QUEUES_WRITABLE', false),
+      metricsPublishMs: r.integer('METRICS_PUBLISH_INTERVAL_MS', 5_000, 100, 300_000),
     },
     trustProxyHops: r.integer('TRUST_PROXY_HOPS', 0, 0, 10),
     rateLimit: {

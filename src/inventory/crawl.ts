@@ -1,12 +1,13 @@
-import robotsModule from 'robots-parser';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { InventoryFacts } from '../db/schema/index.js';
-import { coverageOf, type Tally } from './crawl-coverage.js';
+import { coverageOf, MAX_PAGE_PATH_BYTES, type Tally } from './crawl-coverage.js';
 import type { Logger } from '../logger.js';
 import { beginAttempt, EntryCollector, type Attempt } from './prepare.js';
 import type { StoredEntry } from './query.js';
 import { pageKind, type ParsedPage } from './sources/site-page.js';
 import { describeFailure, speaksNoTls, type FetchOutcome, type HostLimiter, type SiteFetcher } from './sources/site-fetch.js';
-import { canonicalLink, pagePath, parseSitemap } from './sources/site-map.js';
+import { canonicalLink, pagePath, readSitemaps } from './sources/site-map.js';
+import { parseRobots, type RobotsRules } from './sources/site-robots.js';
 import type { InventoryStore } from './store.js';
 import type { InventoryRow } from './records.js';
 import { parseTarget, type SiteTarget } from './targets.js';
@@ -20,10 +21,6 @@ import { parseTarget, type SiteTarget } from './targets.js';
  * path relative to the scope.
  */
 
-// The package exports its function as module.exports while its types declare a default export.
-const robotsParser = robotsModule as unknown as typeof robotsModule.default;
-type Robots = ReturnType<typeof robotsParser>;
-
 export interface CrawlLimits {
   readonly maxPages: number;
   readonly maxDepth: number;
@@ -31,7 +28,14 @@ export interface CrawlLimits {
   readonly maxDurationMs: number;
   /** Requests in flight per host, across the crawls of this process. */
   readonly hostConcurrency: number;
+  /** Bytes of robots.txt read (whole lines); the rest is ignored. */
+  readonly maxRobotsBytes: number;
+  /** Page URLs taken from sitemaps per crawl; the rest are not queued. */
+  readonly maxSitemapUrls: number;
+  /** Bytes of one sitemap read; the rest of it is ignored. */
+  readonly maxSitemapBytes: number;
 }
+
 
 export interface CrawlDeps {
   readonly store: InventoryStore;
@@ -105,6 +109,10 @@ class Crawl {
     depthCapped: false,
     timeCapped: false,
     firstError: null,
+    sitemapUrlsCapped: false,
+    sitemapsTruncated: 0,
+    robotsTruncated: false,
+    longPaths: 0,
   };
   private readonly seenUrls = new Set<string>();
   private readonly storedPaths = new Set<string>();
@@ -112,7 +120,7 @@ class Crawl {
   private lastFlush = 0;
   private readonly deadline: number;
   private scheme: 'http' | 'https' = 'https';
-  private robots: Robots | null = null;
+  private robots: RobotsRules | null = null;
   private delayMs = 0;
 
   private readonly row: InventoryRow;
@@ -158,7 +166,7 @@ class Crawl {
   }
 
   private allowedByRobots(url: URL): boolean {
-    return this.robots?.isAllowed(url.href, CRAWLER_AGENT) ?? true;
+    return this.robots?.isAllowed(url) ?? true;
   }
 
   async run(): Promise<CrawlOutcome> {
@@ -172,8 +180,10 @@ class Crawl {
     const { resource } = robots;
     if (resource.status >= 500) return this.fail('robots_unavailable', `robots.txt answered HTTP ${resource.status}; the site is not crawled until it answers.`);
     if (resource.status >= 200 && resource.status < 300) {
-      this.robots = robotsParser(resource.url.href, resource.body.toString('utf8'));
-      const delay = this.robots.getCrawlDelay(CRAWLER_AGENT);
+      this.robots = await parseRobots(resource.body, CRAWLER_AGENT, this.deps.limits.maxRobotsBytes);
+      // A file cut by the page cap is read in part too (whole lines of what arrived).
+      this.tally.robotsTruncated = this.robots.truncated || resource.tooLarge;
+      const delay = this.robots.crawlDelay;
       if (typeof delay === 'number' && delay > 0) this.delayMs = Math.min(delay, 10) * 1000;
     }
     // The landing page, with and without a trailing slash (sites serve one or the other; both are path '/').
@@ -189,36 +199,22 @@ class Crawl {
     return this.finish();
   }
 
+  /** In-scope pages the sitemaps list (robots.txt's, else /sitemap.xml), within the sitemap bounds. */
   private async sitemapPages(): Promise<URL[]> {
-    const declared = this.robots?.getSitemaps() ?? [];
-    const toRead: string[] = declared.length > 0 ? [...declared] : [new URL('/sitemap.xml', this.origin()).href];
-    const read = new Set<string>();
-    const pages: URL[] = [];
-    while (toRead.length > 0 && read.size < 20 && Date.now() < this.deadline) {
-      const next = toRead.shift();
-      if (next === undefined || read.has(next)) continue;
-      read.add(next);
-      let url: URL;
-      try {
-        url = new URL(next);
-      } catch {
-        continue;
-      }
-      // A sitemap elsewhere may list this site's pages, but it is fetched under the same rules.
-      const outcome = await this.fetch(url);
-      if (!outcome.ok || outcome.resource.status !== 200 || outcome.resource.tooLarge) continue;
-      const found = parseSitemap(outcome.resource.body.toString('utf8'));
-      toRead.push(...found.sitemaps);
-      for (const loc of found.pages) {
-        try {
-          const page = this.inScope(new URL(loc));
-          if (page) pages.push(page);
-        } catch {
-          // Not a URL.
-        }
-      }
-    }
-    return pages;
+    const declared = this.robots?.sitemaps ?? [];
+    const found = await readSitemaps(
+      declared.length > 0 ? declared : [new URL('/sitemap.xml', this.origin()).href],
+      async (url) => {
+        // A sitemap elsewhere may list this site's pages, but it is fetched under the same rules.
+        const outcome = await this.fetch(url);
+        return outcome.ok && outcome.resource.status === 200 ? outcome.resource : null;
+      },
+      (url) => this.inScope(url),
+      { maxUrls: this.deps.limits.maxSitemapUrls, maxBytes: this.deps.limits.maxSitemapBytes, deadline: this.deadline },
+    );
+    this.tally.sitemapUrlsCapped = found.urlsCapped;
+    this.tally.sitemapsTruncated = found.truncated;
+    return found.pages;
   }
 
   private async walk(queue: Frontier[]): Promise<void> {
@@ -246,6 +242,9 @@ class Crawl {
       }
       if (inFlight.size === 0) break;
       await Promise.race(inFlight);
+      // Visits settle on promises alone: without a turn of the event loop between pages, a crawl
+      // keeps timers and sockets of every other job of this process waiting.
+      await nextTurn();
     }
     await Promise.all(inFlight);
     if (halt.error !== null) throw halt.error;
@@ -279,6 +278,10 @@ class Crawl {
     // A page stored already (under its canonical or index path) is not stored again; its links are still followed.
     const duplicate = path !== null && this.storedPaths.has(path);
     if (final === null || path === null || !this.allowedByRobots(final)) return;
+    if (Buffer.byteLength(path, 'utf8') > MAX_PAGE_PATH_BYTES) {
+      this.tally.longPaths++;
+      return;
+    }
     this.seenUrls.add(final.href);
     if (resource.tooLarge) {
       this.tally.oversized++;

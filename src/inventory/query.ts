@@ -1,5 +1,5 @@
-import picomatch from 'picomatch';
 import type { Intent } from './classify.js';
+import { compileGlob, GlobError, isGlob, type GlobMatcher } from './glob.js';
 import type { Selection } from './selection.js';
 
 /** A file or page of an inventory, as stored. */
@@ -20,17 +20,39 @@ export type IndexEntry = StoredEntry | { readonly path: string; readonly kind: '
 
 interface Slot {
   readonly entry: IndexEntry;
-  /** UTF-8 bytes of `text`: entries are ordered by them. */
+  /**
+   * UTF-8 bytes of the path: entries are ordered by them, a directory right after a file or page
+   * of the same path (as if its key ended in NUL; paths never contain NUL). A directory's key is a
+   * view into a descendant's, so deep paths cost no copy of each ancestor.
+   */
   readonly key: Buffer;
-  /** The path; a directory's path followed by NUL, so a directory that is also a page sorts right after it. */
-  readonly text: string;
+  readonly directory: boolean;
   readonly parent: string;
 }
 
-/** Keyset position of a directory (paths never contain NUL). */
-function directoryKey(path: string): string {
-  return `${path}\u0000`;
+/** A keyset position: a slot's key and whether it is a directory's. */
+interface Position {
+  readonly key: Buffer;
+  readonly directory: boolean;
 }
+
+function compareSlots(a: Position, b: Position): number {
+  return Buffer.compare(a.key, b.key) || Number(a.directory) - Number(b.directory);
+}
+
+/** The cursor text of a slot: the path; a directory's path followed by NUL (paths never contain NUL). */
+function positionText(slot: Slot): string {
+  return slot.directory ? `${slot.entry.path}\u0000` : slot.entry.path;
+}
+
+function positionOf(text: string): Position {
+  const directory = text.endsWith('\u0000');
+  return { key: Buffer.from(directory ? text.slice(0, -1) : text, 'utf8'), directory };
+}
+
+/** Rough bytes a file slot and a directory slot hold (objects, strings, keys), for the catalog's byte bound. */
+const FILE_SLOT_BYTES = 480;
+const DIRECTORY_SLOT_BYTES = 240;
 
 function parentOf(path: string): string {
   const slash = path.lastIndexOf('/');
@@ -44,10 +66,7 @@ function folderOf(entry: StoredEntry): string {
   return parentOf(query === -1 ? entry.path : entry.path.slice(0, query));
 }
 
-/** Whether a selector is a glob (picomatch's own parse) rather than a literal path. */
-export function isGlob(selector: string): boolean {
-  return picomatch.scan(selector).isGlob;
-}
+export { isGlob };
 
 const GLOB_SYNTAX = /[\\*?[\]{}()!+@|]/g;
 
@@ -76,21 +95,30 @@ export class InventoryIndex {
   private readonly slots: Slot[];
   private readonly files = new Set<string>();
   private readonly directories = new Set<string>();
+  /** Rough bytes held (see FILE_SLOT_BYTES): what the catalog bounds. */
+  readonly bytes: number;
 
   constructor(entries: readonly StoredEntry[]) {
     const slots: Slot[] = [];
+    let bytes = 0;
     for (const entry of entries) {
       this.files.add(entry.path);
-      for (let dir = folderOf(entry); dir !== '' && !this.directories.has(dir); dir = parentOf(dir)) this.directories.add(dir);
+      const key = Buffer.from(entry.path, 'utf8');
+      const parent = folderOf(entry);
+      slots.push({ entry, key, directory: false, parent });
+      bytes += FILE_SLOT_BYTES + 2 * entry.path.length;
+      // Ancestors are prefixes of the path: slices of its string and views of its key, each found
+      // once (the walk stops at the first known one).
+      for (let dir = parent; dir !== '' && !this.directories.has(dir); dir = parentOf(dir)) {
+        this.directories.add(dir);
+        slots.push({ entry: { path: dir, kind: 'directory' }, key: key.subarray(0, Buffer.byteLength(dir, 'utf8')), directory: true, parent: parentOf(dir) });
+        bytes += DIRECTORY_SLOT_BYTES;
+      }
     }
-    for (const entry of entries) slots.push({ entry, key: Buffer.from(entry.path, 'utf8'), text: entry.path, parent: folderOf(entry) });
     // A path can be both a page and a directory on a site (/docs and /docs/intro): both are listed.
-    for (const dir of this.directories) {
-      const text = directoryKey(dir);
-      slots.push({ entry: { path: dir, kind: 'directory' }, key: Buffer.from(text, 'utf8'), text, parent: parentOf(dir) });
-    }
-    slots.sort((a, b) => Buffer.compare(a.key, b.key));
+    slots.sort(compareSlots);
     this.slots = slots;
+    this.bytes = bytes;
   }
 
   get size(): number {
@@ -102,7 +130,7 @@ export class InventoryIndex {
   }
 
   get(path: string): StoredEntry | undefined {
-    const i = this.lowerBound(Buffer.from(path, 'utf8'));
+    const i = this.lowerBound({ key: Buffer.from(path, 'utf8'), directory: false });
     const slot = this.slots[i];
     return slot?.entry.path === path && slot.entry.kind !== 'directory' ? slot.entry : undefined;
   }
@@ -111,14 +139,14 @@ export class InventoryIndex {
     return path === '' || this.directories.has(path);
   }
 
-  /** First slot whose key is >= the given key. */
-  private lowerBound(key: Buffer): number {
+  /** First slot at or after the given position. */
+  private lowerBound(position: Position): number {
     let lo = 0;
     let hi = this.slots.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const slot = this.slots[mid];
-      if (slot && Buffer.compare(slot.key, key) < 0) lo = mid + 1;
+      if (slot && compareSlots(slot, position) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -130,7 +158,7 @@ export class InventoryIndex {
    */
   page(selection: Selection, after: string | null): { entries: IndexEntry[]; hasMore: boolean; last: string | null } {
     const matches = this.matcher(selection);
-    const start = after === null ? 0 : this.upperBound(Buffer.from(after, 'utf8'));
+    const start = after === null ? 0 : this.upperBound(positionOf(after));
     const entries: IndexEntry[] = [];
     let last: string | null = null;
     for (let i = start; i < this.slots.length; i++) {
@@ -138,7 +166,7 @@ export class InventoryIndex {
       if (slot === undefined || !matches(slot)) continue;
       if (entries.length === selection.limit) return { entries, hasMore: true, last };
       entries.push(slot.entry);
-      last = slot.text;
+      last = positionText(slot);
     }
     return { entries, hasMore: false, last };
   }
@@ -150,7 +178,7 @@ export class InventoryIndex {
   selectedFiles(selection: Selection, from: string | null = null): StoredEntry[] {
     const matches = this.matcher(selection);
     const out: StoredEntry[] = [];
-    for (let i = from === null ? 0 : this.lowerBound(Buffer.from(from, 'utf8')); i < this.slots.length; i++) {
+    for (let i = from === null ? 0 : this.lowerBound(positionOf(from)); i < this.slots.length; i++) {
       const slot = this.slots[i];
       if (slot === undefined || slot.entry.kind === 'directory' || !matches(slot)) continue;
       out.push(slot.entry);
@@ -196,9 +224,9 @@ export class InventoryIndex {
     return this.isDirectory(unescaped) || this.files.has(unescaped) ? unescaped : null;
   }
 
-  private upperBound(key: Buffer): number {
-    let i = this.lowerBound(key);
-    for (let slot = this.slots[i]; slot && Buffer.compare(slot.key, key) === 0; slot = this.slots[++i]);
+  private upperBound(position: Position): number {
+    let i = this.lowerBound(position);
+    for (let slot = this.slots[i]; slot && compareSlots(slot, position) === 0; slot = this.slots[++i]);
     return i;
   }
 
@@ -206,7 +234,7 @@ export class InventoryIndex {
     const literalFiles = new Set<string>();
     const childrenOf = new Set<string>();
     const leavesUnder: string[] = [];
-    const globs: ((path: string) => boolean)[] = [];
+    const globs: GlobMatcher[] = [];
     for (const selector of selection.paths) {
       // A selector naming an existing path is that path, and a glob as well: `app/[slug]` lists
       // the directory `app/[slug]` and any file its glob reading matches.
@@ -218,7 +246,14 @@ export class InventoryIndex {
       // A path that is both a page and a directory (sites: /guide and /guide/intro) selects the
       // directory, so its browse action lists exactly its children; the page is listed beside it.
       if (literal !== null && this.files.has(literal) && !this.isDirectory(literal)) literalFiles.add(literal);
-      if (selector !== '' && isGlob(selector)) globs.push(picomatch(selector, { dot: true }));
+      if (selector !== '' && isGlob(selector)) {
+        try {
+          globs.push(compileGlob(selector).match);
+        } catch (error) {
+          // parseSelection refuses such a selector; one that reaches here otherwise matches nothing.
+          if (!(error instanceof GlobError)) throw error;
+        }
+      }
     }
     const fileTypes = new Set(selection.fileTypes);
     const languages = new Set(selection.languages);

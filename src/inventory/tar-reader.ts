@@ -8,7 +8,8 @@ import { extract as tarExtract } from 'tar-stream';
  * Reads a package tarball as a stream, never touching the disk: gunzip, then tar entries one at
  * a time. Only regular files are kept; links, devices and paths escaping the root are skipped and
  * reported. Sizes are capped per file and in total, and the expansion ratio is bounded, so a
- * gzip bomb fails the read early with memory bounded by one file.
+ * gzip bomb fails the read early with memory bounded by one file. Paths are bounded in length,
+ * depth and the folders they imply (see PathBounds): an entry past them is skipped and reported.
  */
 
 export interface TarLimits {
@@ -20,6 +21,12 @@ export interface TarLimits {
   readonly maxRatio: number;
   readonly ratioFloorBytes: number;
   readonly maxEntries: number;
+  /** Longest path kept, in UTF-8 bytes; a longer one is skipped and noted. */
+  readonly maxPathBytes: number;
+  /** Most segments (folders and name) a kept path has; a deeper one is skipped and noted. */
+  readonly maxPathDepth: number;
+  /** Most distinct folders the kept paths imply; an entry adding folders past it is skipped and noted. */
+  readonly maxDirectories: number;
 }
 
 export const DEFAULT_TAR_LIMITS: TarLimits = {
@@ -28,7 +35,59 @@ export const DEFAULT_TAR_LIMITS: TarLimits = {
   maxRatio: 200,
   ratioFloorBytes: 8 * 1024 * 1024,
   maxEntries: 200_000,
+  // Postgres refuses a primary-key entry over about 2.7 KB: a path stays below it (and within
+  // the 2,048 bytes a list selector may name).
+  maxPathBytes: 2_048,
+  maxPathDepth: 64,
+  maxDirectories: 100_000,
 };
+
+/** How much of a name a note quotes: a hostile name can be megabytes long. */
+const NOTE_NAME_CHARS = 200;
+
+/** The name as a note quotes it: at most NOTE_NAME_CHARS characters, the rest counted. */
+export function noteName(name: string | null): string {
+  if (name === null) return '<non-UTF-8 name>';
+  return name.length <= NOTE_NAME_CHARS ? name : `${name.slice(0, NOTE_NAME_CHARS)}… (${name.length} characters)`;
+}
+
+/**
+ * Holds an archive's kept paths within the path bounds: length, depth and the number of distinct
+ * folders they imply. Folders are known by (parent folder, name) pairs, so an entry costs work
+ * and memory linear in its path length, however deep it is (a path's ancestors written out
+ * whole would cost its length times its depth).
+ */
+export class PathBounds {
+  private readonly folders = new Map<string, number>();
+
+  constructor(private readonly limits: Pick<TarLimits, 'maxPathBytes' | 'maxPathDepth' | 'maxDirectories'>) {}
+
+  /** Why `path` is not kept (its folders are then not counted), or null when it is (and its folders are counted). */
+  admit(path: string): string | null {
+    // Characters bound bytes from below: a name of megabytes is refused before it is encoded.
+    if (path.length > this.limits.maxPathBytes || Buffer.byteLength(path, 'utf8') > this.limits.maxPathBytes) {
+      return `path longer than ${this.limits.maxPathBytes} bytes`;
+    }
+    const segments = path.split('/');
+    if (segments.length > this.limits.maxPathDepth) return `path deeper than ${this.limits.maxPathDepth} segments`;
+    const folderCount = segments.length - 1;
+    let parent = 0;
+    let depth = 0;
+    for (; depth < folderCount; depth++) {
+      const known = this.folders.get(`${parent}/${segments[depth] ?? ''}`);
+      if (known === undefined) break;
+      parent = known;
+    }
+    // Every folder below the first new one is new as well.
+    if (this.folders.size + folderCount - depth > this.limits.maxDirectories) return `more than ${this.limits.maxDirectories} folders in the archive`;
+    for (; depth < folderCount; depth++) {
+      const id = this.folders.size + 1;
+      this.folders.set(`${parent}/${segments[depth] ?? ''}`, id);
+      parent = id;
+    }
+    return null;
+  }
+}
 
 export interface TarFile {
   /** Path inside the package, the top folder stripped, `/`-separated. */
@@ -155,6 +214,7 @@ export async function readTarball(
     }
   };
   let entries = 0;
+  const bounds = new PathBounds(limits);
   try {
     for await (const entry of extract) {
       entries++;
@@ -164,12 +224,18 @@ export async function readTarball(
       const path = name === null ? null : safeEntryPath(name, root);
       const type = header.type;
       if (type !== 'file' && type !== 'contiguous-file') {
-        if (type !== 'directory') skipped.push(`${name ?? '<non-UTF-8 name>'}: ${type} not stored`);
+        if (type !== 'directory') skipped.push(`${noteName(name)}: ${type} not stored`);
         entry.resume();
         continue;
       }
       if (path === null) {
-        skipped.push(`${name ?? '<non-UTF-8 name>'}: ${name === null ? 'name is not UTF-8' : 'path outside the package'}`);
+        skipped.push(`${noteName(name)}: ${name === null ? 'name is not UTF-8' : 'path outside the package'}`);
+        entry.resume();
+        continue;
+      }
+      const refused = bounds.admit(path);
+      if (refused !== null) {
+        skipped.push(`${noteName(path)}: ${refused}, not stored`);
         entry.resume();
         continue;
       }

@@ -1,15 +1,15 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { safeEntryPath, TarLimitError, type ArchiveRoot, type TarFile, type TarLimits, type TarReadResult } from './tar-reader.js';
+import { noteName, PathBounds, safeEntryPath, TarLimitError, type ArchiveRoot, type TarFile, type TarLimits, type TarReadResult } from './tar-reader.js';
 
 /**
  * Reads a zip archive (a Go module zip, a jar, a `.nupkg`, a Composer dist, a wheel) by its
  * central directory with yauzl, from the downloaded bytes, never touching the disk. The bounds
  * are those of tarballs: the entry count and the declared expanded sizes are checked before any
  * entry is inflated (yauzl then holds every entry to its declared size), files over the per-file
- * cap are listed without content, and links, encrypted entries, unsafe and non-UTF-8 names are
- * skipped and reported.
+ * cap are listed without content, and links, encrypted entries, unsafe and non-UTF-8 names and
+ * paths past the path bounds are skipped and reported.
  */
 
 function openZip(bytes: Buffer): Promise<ZipFile> {
@@ -91,11 +91,11 @@ export async function readZip(bytes: Buffer, limits: TarLimits, onFile: (file: T
       }
       if (name.endsWith('/')) continue;
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) {
-        skipped.push(`${name}: symlink not stored`);
+        skipped.push(`${noteName(name)}: symlink not stored`);
         continue;
       }
       if (entry.isEncrypted()) {
-        skipped.push(`${name}: encrypted, not stored`);
+        skipped.push(`${noteName(name)}: encrypted, not stored`);
         continue;
       }
       declared += entry.uncompressedSize;
@@ -110,10 +110,16 @@ export async function readZip(bytes: Buffer, limits: TarLimits, onFile: (file: T
       root,
     );
     let expanded = 0;
+    const bounds = new PathBounds(limits);
     for (const { entry, name } of files) {
       const path = safeEntryPath(name, rooted);
       if (path === null) {
-        skipped.push(`${name}: path outside the package`);
+        skipped.push(`${noteName(name)}: path outside the package`);
+        continue;
+      }
+      const refused = bounds.admit(path);
+      if (refused !== null) {
+        skipped.push(`${noteName(path)}: ${refused}, not stored`);
         continue;
       }
       const size = entry.uncompressedSize;
@@ -122,14 +128,14 @@ export async function readZip(bytes: Buffer, limits: TarLimits, onFile: (file: T
         continue;
       }
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
-        skipped.push(`${name}: compression method ${entry.compressionMethod} not supported`);
+        skipped.push(`${noteName(name)}: compression method ${entry.compressionMethod} not supported`);
         continue;
       }
       let content: Buffer;
       try {
         content = await contentOf(zip, entry);
       } catch (error) {
-        throw new TarLimitError('corrupt', `not a readable zip archive (${name})`, { cause: error });
+        throw new TarLimitError('corrupt', `not a readable zip archive (${noteName(name)})`, { cause: error });
       }
       expanded += content.length;
       await onFile({ path, size: content.length, bytes: content });

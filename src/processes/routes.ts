@@ -16,7 +16,7 @@ import { ReadyRows, type ListerDeps } from '../inventory/listing/shared.js';
 import { SiteLister } from '../inventory/listing/site.js';
 import { ReadService } from '../inventory/read-service.js';
 import { GitSource } from '../inventory/sources/git.js';
-import { packageSources } from '../inventory/sources/index.js';
+import { packageSources, targetOutgoing } from '../inventory/sources/index.js';
 import { InventoryStore } from '../inventory/store.js';
 import { inventoryChannel, waitForInventory } from '../inventory/waiter.js';
 import { createQueue, enqueueInventory, type InventoryJobData, type PreparationQueues, type SbomJobData, type SbomQueue } from '../jobs/queues.js';
@@ -40,8 +40,10 @@ import { openApiRoutes } from '../routes/openapi.js';
 import { opsRoutes } from '../routes/ops.js';
 import { readRoutes } from '../routes/read.js';
 import { sbomRoutes } from '../routes/sbom.js';
+import { gatedUploads, UploadGate } from '../routes/upload-gate.js';
 import type { Analyze } from '../jobs/runner.js';
 import { analysisPoolFor } from '../threads/analysis-pool.js';
+import { grepPoolFor } from '../threads/grep-pool.js';
 
 /** The collaborators of an API process, made once and shared by its routes. */
 export interface ApiServices {
@@ -83,6 +85,7 @@ export async function createApiServices(
     observer: metrics,
   });
   const pool = analysisPoolFor(config, logger);
+  const grepPool = grepPoolFor(config);
   const outages = new OutageLog(logger);
   const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-api-commands', logger);
   const subscriber = createRedis(config.redisUrl, 'subscriber', 'pkgscope-api-events', logger);
@@ -94,8 +97,9 @@ export async function createApiServices(
   };
   const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix, outages);
   metrics.watchQueues([sbomQueue, preparationQueues.inventory, preparationQueues.crawl, maintenanceQueue]);
+  metrics.includeWorkersFrom(commands, config.redisPrefix);
   const inventories = new InventoryStore(database.db);
-  const catalog = new InventoryCatalog(inventories);
+  const catalog = new InventoryCatalog(inventories, config.inventoryCatalogMaxBytes);
   const ready = new ReadyRows();
   const listerDeps: ListerDeps = {
     store: inventories,
@@ -120,6 +124,8 @@ export async function createApiServices(
     },
     failedRetryMs: config.inventoryRetryMs,
   };
+  // Package targets' registry requests (version lookups), under the address policy.
+  const outgoing = targetOutgoing(options, config.packageRegistries, config.registryAllowPrivateAddresses);
   const cursors = new CursorCodec(await cursorSecret(database.db, config.cursorSecret));
   const list = new ListService({
     store: inventories,
@@ -127,8 +133,8 @@ export async function createApiServices(
     cursors,
     ready,
     listers: {
-      package: new PackageLister(listerDeps, packageSources(options, config.packageRegistries, config.resolutionTimeoutMs)),
-      repository: new RepositoryLister(listerDeps, new GitSource({ hosts: config.gitHosts, cacheDir: config.gitCacheDir, timeoutMs: config.gitTimeoutMs, refsTtlMs: config.gitRefsTtlMs })),
+      package: new PackageLister(listerDeps, packageSources(options, config.packageRegistries, config.resolutionTimeoutMs, outgoing)),
+      repository: new RepositoryLister(listerDeps, new GitSource({ hosts: config.gitHosts, cacheDir: config.gitCacheDir, timeoutMs: config.gitTimeoutMs, refsTtlMs: config.gitRefsTtlMs, maxRefs: config.gitMaxRefs })),
       site: new SiteLister(listerDeps, config.siteRefreshMs),
     },
   });
@@ -140,7 +146,7 @@ export async function createApiServices(
     inventories,
     list,
     reader,
-    grep: new GrepService({ list, store: inventories, catalog, cursors, reader }),
+    grep: new GrepService({ list, store: inventories, catalog, cursors, reader, pool: grepPool }),
     compare: new CompareService({ list, catalog, cursors, reader }),
     analysis,
     analyze: pool.analyze,
@@ -152,7 +158,7 @@ export async function createApiServices(
     close: async () => {
       hub.closeAll();
       await Promise.all([sbomQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close(), maintenanceQueue.close()]);
-      await Promise.all([closeRedis(commands), closeRedis(subscriber), pool.close()]);
+      await Promise.all([closeRedis(commands), closeRedis(subscriber), pool.close(), grepPool.close(), outgoing.close()]);
     },
   };
 }
@@ -187,8 +193,10 @@ export function apiRoutes(config: Config, database: DatabaseHandle, services: Ap
       ...(opsHere ? [apiOpsRoutes(config, services)] : []),
     ],
     v1Routes: [
-      lockfileJobRoutes({ config, store: services.store, queue: services.sbomQueue, hub: services.hub, logger, streams }),
-      sbomRoutes({ config, analyze: services.analyze, analysis }),
+      gatedUploads(new UploadGate(config), [
+        lockfileJobRoutes({ config, store: services.store, queue: services.sbomQueue, hub: services.hub, logger, streams }),
+        sbomRoutes({ config, analyze: services.analyze, analysis, observer: services.metrics }),
+      ]),
       listRoutes(services.list),
       readRoutes(services.list, services.reader),
       languagesRoutes(),
