@@ -2,7 +2,8 @@ import { emptyInventory, type Inventory } from '../../model.js';
 import { GraphBuilder, mergeInventory } from '../builder.js';
 import type { BuildContext, ClaimedFile, Ecosystem, EcosystemInventory, FileProblem, RegistryEndpoint } from '../types.js';
 import { claimCargo } from './detect.js';
-import { declarationsOf, dirOf, edgeKinds, inheritFrom, parseCargoManifest, type CargoManifest } from './manifest.js';
+import { workspaceEdgeKinds } from './features.js';
+import { declarationsOf, dirOf, inheritFrom, parseCargoManifest, type CargoManifest } from './manifest.js';
 import { parseCargoLock } from './parse-cargo-lock.js';
 import { resolveManifest } from './resolve.js';
 import { cargoPurl } from './purl.js';
@@ -70,10 +71,12 @@ async function build(registry: RegistryEndpoint | null, files: readonly ClaimedF
     const dir = dirOf(lock.path);
     const mine = manifests.filter((m) => nearestLock(m, lockDirs) === dir);
     const view = workspaceFor(lock.path, mine);
-    const kinds = new Map([...view.members].map(([name, m]) => [name, edgeKinds(m)]));
+    const kinds = workspaceEdgeKinds(view.members);
     const read = parseCargoLock(lock.path, lock.content, {
       isMember: (name, version) => view.isMember(name, version),
       rootName: view.root?.package?.name ?? null,
+      // A virtual manifest (`[workspace]` without `[package]`): the workspace is the project.
+      virtualRoot: view.root !== null && view.root.package === null ? view.dir.slice(view.dir.lastIndexOf('/') + 1) || 'project' : null,
       memberKinds: (name) => kinds.get(name) ?? null,
       memberLicense: (name) => view.members.get(name)?.package?.license.value ?? null,
       covered: view.covered.map(({ manifest, role }) => ({ path: manifest.path, role })),

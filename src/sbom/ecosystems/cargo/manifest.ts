@@ -244,11 +244,12 @@ const RANK: Readonly<Record<'prod' | 'optional' | 'dev', number>> = { prod: 3, o
 /**
  * How each crate (by real name) is declared by this manifest, for the graph walk from it:
  * normal and build dependencies ship (`prod`), dev-dependencies do not (`dev`), and an optional
- * dependency is `optional` unless the default features turn it on. A crate declared several ways
- * takes the strongest.
+ * dependency is `optional` unless a feature turns it on (`enabled`: by key; the manifest's own
+ * default features when not given, see features.ts for a workspace's). A crate declared several
+ * ways takes the strongest.
  */
-export function edgeKinds(manifest: CargoManifest): Map<string, EdgeKind> {
-  const defaults = enabledByDefault(manifest);
+export function edgeKinds(manifest: CargoManifest, enabled?: ReadonlySet<string>): Map<string, EdgeKind> {
+  const defaults = enabled ?? enabledByDefault(manifest);
   const kinds = new Map<string, 'prod' | 'optional' | 'dev'>();
   for (const dep of manifest.dependencies) {
     const kind = dep.section === 'dev-dependencies' ? 'dev' : dep.optional && !defaults.has(dep.key) ? 'optional' : 'prod';

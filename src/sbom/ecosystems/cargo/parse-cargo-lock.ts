@@ -28,6 +28,11 @@ export interface LockContext {
   isMember(name: string, version: string): boolean;
   /** Name of the package whose manifest sits beside the lockfile (the project itself), if any. */
   readonly rootName: string | null;
+  /**
+   * Name of a virtual workspace (its root manifest has no `[package]`): the project the document
+   * is about, a root of its own (at the top) with an edge to every member. Null otherwise.
+   */
+  readonly virtualRoot?: string | null;
   /** How a member's manifest declares each crate it depends on; null when its manifest was not uploaded. */
   memberKinds(name: string): ReadonlyMap<string, EdgeKind> | null;
   /** License a member's manifest declares, if any. */
@@ -147,9 +152,8 @@ export function parseCargoLock(path: string, content: string, ctx: LockContext):
   const checksums = metadataChecksums(doc);
   const version = formatVersion(doc, checksums.size > 0 || legacyRoot !== undefined);
   if (version.problem !== null) return fail(version.problem);
-  if (raw.length === 0 && own(doc, 'version') === undefined && own(doc, 'metadata') === undefined) {
-    return fail('no [[package]] entries: not a Cargo.lock');
-  }
+  // Cargo writes at least the workspace's own packages: no entries is no lockfile, never an empty inventory.
+  if (raw.length === 0) return fail('no [[package]] entries: not a Cargo.lock');
 
   const parsed: Entry[] = [];
   for (const [i, value] of raw.entries()) {
@@ -160,6 +164,7 @@ export function parseCargoLock(path: string, content: string, ctx: LockContext):
 
   const builder = new GraphBuilder(path, 'cargo');
   if (version.notice !== null) builder.notice(version.notice);
+  const workspace = (ctx.virtualRoot ?? null) === null ? null : builder.root('', { name: ctx.virtualRoot ?? '', version: null, installPath: '' });
   const identity = new Map<Occurrence, string>();
   const added: [Entry, Occurrence][] = [];
   let rootsWithoutManifest = 0;
@@ -206,6 +211,7 @@ export function parseCargoLock(path: string, content: string, ctx: LockContext):
     return builder.resolve(ref.name, (o) => o.version === ref.version && (wanted === null || identity.get(o) === wanted));
   };
   let dangling = 0;
+  if (workspace !== null) for (const [, o] of added) if (o.source === 'workspace') builder.edge(workspace, o, 'prod');
   for (const [entry, occurrence] of added) {
     const kinds = occurrence.source === 'root' || occurrence.source === 'workspace' ? ctx.memberKinds(entry.name) : null;
     for (const spec of entry.dependencies) {

@@ -158,5 +158,9 @@ export function parseComposerLock(path: string, content: string, ctx: LockContex
     for (const [name, range] of Object.entries(map)) b.unresolved({ manifest: manifest?.path ?? path, name, range, kind, ecosystem: 'composer', provided: true });
   }
   if (missing.size > 0) b.notice(`${path} requires ${[...missing].sort().join(', ')}, which no entry provides`);
-  return { ok: true, inventory: b.finish({ kind: 'composer.lock', version: text(doc['plugin-api-version']), scopes: 'recorded' }) };
+  // The lock's shape is Composer 2's; a later major plugin API may have changed it: said, then read as 2.
+  const api = text(doc['plugin-api-version']);
+  const major = api === null ? null : Number.parseInt(api, 10);
+  if (major !== null && major > 2) b.notice(`${path}: composer.lock of plugin API ${api} is newer than this reader knows; it was read as Composer 2 writes it`);
+  return { ok: true, inventory: b.finish({ kind: 'composer.lock', version: api, scopes: 'recorded' }) };
 }

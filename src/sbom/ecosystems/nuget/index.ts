@@ -88,6 +88,8 @@ function buildLock(file: ClaimedFile, project: Project | undefined, uploadedProj
     }
   }
   if (project !== undefined) b.covers(project.path);
+  // NuGet's version 2 added CentralTransitive entries beside the same fields: a newer one is read as 2.
+  if (version !== null && version > 2) b.notice(`${file.path}: packages.lock.json format version ${version} is newer than this reader knows; it was read as version 2`);
   return b.finish({ kind: 'packages.lock.json', version: version === null ? null : String(version), scopes: 'recorded' });
 }
 

@@ -1,3 +1,4 @@
+import { AnalysisError } from '../../types.js';
 import { parseJson, syntaxError } from '../../safe-parse.js';
 
 /**
@@ -48,7 +49,9 @@ export function parseNugetLock(path: string, content: string): { version: number
       });
     }
   }
-  return { version: typeof doc['version'] === 'number' ? doc['version'] : null, entries };
+  const version = doc['version'];
+  if (version !== undefined && (typeof version !== 'number' || !Number.isInteger(version) || version < 1)) throw new AnalysisError('resolution_failed', `${path}: no packages.lock.json format`, { problems: [{ path, reason: 'unsupported_version', message: 'version is not a packages.lock.json format number' }] });
+  return { version: typeof version === 'number' ? version : null, entries };
 }
 
 /** `*.deps.json`: `libraries` (`Name/version` → type package|project, sha512) and each target's dependencies. */

@@ -14,9 +14,11 @@ import { pubMetadataClient } from './registry.js';
  * project depends on directly: `direct main` and `direct overridden` are required, `direct dev`
  * excluded; it does not say which transitive packages only development ones bring in (pub keeps no
  * graph there), so those state no scope. SDK packages (`flutter`, `flutter_test`, `sky_engine`…)
- * come with the SDK: declarations, never components. `pubspec.yaml` files beside the lock are the
+ * are components too — their code ships in the app — at the version the lock records, supplied
+ * by the SDK (`sdk` fact) rather than a registry. `pubspec.yaml` files beside the lock are the
  * roots — a pub workspace's root and every member (`workspace:`, `resolution: workspace`) — with
- * edges to their own dependencies; without a lock, a pubspec's dependencies are declarations.
+ * edges to their own dependencies; a pubspec in the folder of one of the lock's `path` packages is
+ * that package, covered by the lock. Without a lock, a pubspec's dependencies are declarations.
  */
 
 const DEFAULT_HOST = /^https?:\/\/pub\.(dev|dartlang\.org)\/?$/;
@@ -34,9 +36,14 @@ interface Member {
 function addPackage(b: GraphBuilder, p: LockedPackage): void {
   const d = p.description;
   const facts: Record<string, string> = { pub_dependency: p.dependency };
-  let source: 'registry' | 'git' | 'file' = 'registry';
+  let source: 'registry' | 'git' | 'file' | 'link' = 'registry';
   let resolved: string | null = null;
-  if (p.source === 'git') {
+  if (p.sdk !== null) {
+    // Served from the SDK's own folder (pub links it, never downloads it): not a pub.dev package
+    // to enrich. The SDK is who supplies it; the documents have no supplier field, so it is a fact.
+    source = 'link';
+    facts['sdk'] = p.sdk;
+  } else if (p.source === 'git') {
     source = 'git';
     resolved = `${d['url'] ?? ''}#${d['resolved-ref'] ?? d['ref'] ?? ''}`;
     if (d['path'] !== undefined && d['path'] !== '.') facts['git_path'] = d['path'];
@@ -59,18 +66,13 @@ function addPackage(b: GraphBuilder, p: LockedPackage): void {
   if (!p.dependency.startsWith('direct')) o.scopeKnown = false;
 }
 
-function buildLock(file: ClaimedFile, members: readonly Member[]): Inventory {
-  const { packages, sdks } = parsePubspecLock(file.path, file.content);
+function buildLock(file: ClaimedFile, packages: readonly LockedPackage[], members: readonly Member[], pathSpecs: readonly Member[]): Inventory {
   const b = new GraphBuilder(file.path, 'pub');
   const memberNames = new Set(members.map((m) => m.spec.name).filter((n): n is string => n !== null));
   const roots = members.map((m, i) =>
     b.root(i === 0 ? '' : dirOf(m.path), { name: m.spec.name ?? (dirOf(m.path).split('/').pop() || 'package'), version: m.spec.version, installPath: dirOf(m.path), source: i === 0 ? 'root' : 'workspace' }),
   );
   for (const p of packages) {
-    if (p.sdk !== null) {
-      b.unresolved({ manifest: file.path, name: p.name, range: `sdk: ${p.sdk}${sdks[p.sdk] === undefined ? '' : ` ${sdks[p.sdk] ?? ''}`}`, kind: p.dependency, ecosystem: 'pub', provided: true });
-      continue;
-    }
     // A workspace member's own entry (a path package) is its root, not a component.
     if (p.source === 'path' && memberNames.has(p.name)) continue;
     addPackage(b, p);
@@ -88,6 +90,15 @@ function buildLock(file: ClaimedFile, members: readonly Member[]): Inventory {
     link(m.spec.devDependencies, 'dev');
     b.covers(m.path, i === 0 ? 'root' : 'workspace');
   });
+  // A path package's own pubspec names its dependencies, which the lock resolved with the rest.
+  for (const m of pathSpecs) {
+    const from = m.spec.name === null ? undefined : b.get(m.spec.name);
+    if (from === undefined || from.source !== 'file') continue;
+    for (const [name, range] of m.spec.dependencies) {
+      const to = b.get(name);
+      if (to !== undefined) b.edge(from, to, 'prod', range);
+    }
+  }
   return b.finish({ kind: 'pubspec.lock', version: null, scopes: 'recorded' });
 }
 
@@ -102,6 +113,22 @@ function membersOf(lock: ClaimedFile, pubspecs: ReadonlyMap<string, Member>): Me
     if (m !== undefined && !members.includes(m)) members.push(m);
   }
   return members;
+}
+
+/**
+ * Uploaded pubspecs of the lock's `path` packages (other than its members): each is the package
+ * the lock records, resolved by it, not a project of its own.
+ */
+function pathPackagesOf(lock: ClaimedFile, packages: readonly LockedPackage[], pubspecs: ReadonlyMap<string, Member>, members: readonly Member[]): Member[] {
+  const dir = dirOf(lock.path);
+  const out: Member[] = [];
+  for (const p of packages) {
+    const rel = p.source === 'path' ? p.description['path'] : undefined;
+    if (rel === undefined) continue;
+    const m = pubspecs.get(joinDir(dir, rel.replace(/\/+$/, '')));
+    if (m !== undefined && !members.includes(m) && !out.includes(m)) out.push(m);
+  }
+  return out;
 }
 
 async function build(files: readonly ClaimedFile[], onManifestDone: () => void): Promise<EcosystemInventory> {
@@ -120,8 +147,10 @@ async function build(files: readonly ClaimedFile[], onManifestDone: () => void):
   for (const lock of files.filter((f) => f.kind === 'pubspec-lock')) {
     const members = membersOf(lock, pubspecs);
     try {
-      mergeInventory(inventory, buildLock(lock, members));
-      for (const m of members) covered.add(m.path);
+      const { packages } = parsePubspecLock(lock.path, lock.content);
+      const pathSpecs = pathPackagesOf(lock, packages, pubspecs, members);
+      mergeInventory(inventory, buildLock(lock, packages, members, pathSpecs));
+      for (const m of [...members, ...pathSpecs]) covered.add(m.path);
     } catch (error) {
       if (error instanceof AnalysisError && error.problems.some((p) => p.limit !== undefined)) throw error;
       problems.push(problemOf(lock, error));

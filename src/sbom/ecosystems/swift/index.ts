@@ -63,6 +63,8 @@ function build(files: readonly ClaimedFile[], onManifestDone: () => void): Ecosy
         b.covers(own.path);
         covered.add(own.path);
       }
+      // Versions 2 and 3 differ only beside the pins (`originHash`): a newer one is read as 3.
+      if (resolved.version > 3) b.notice(`${file.path}: Package.resolved format version ${resolved.version} is newer than this reader knows; it was read as version 3`);
       mergeInventory(inventory, b.finish({ kind: 'Package.resolved', version: String(resolved.version), scopes: 'unknown' }));
     } catch (error) {
       if (error instanceof AnalysisError && error.problems.some((p) => p.limit !== undefined)) throw error;

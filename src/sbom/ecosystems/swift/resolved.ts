@@ -1,3 +1,4 @@
+import { AnalysisError } from '../../types.js';
 import { parseJson, syntaxError } from '../../safe-parse.js';
 
 /**
@@ -40,7 +41,10 @@ export function identityOf(location: string): string {
 export function parseResolved(path: string, content: string): SwiftResolved {
   const root = record(parseJson(path, content));
   if (root === null) throw syntaxError(path, 'not a JSON object');
-  const version = typeof root['version'] === 'number' ? root['version'] : 1;
+  const declared = root['version'];
+  // No `version` is the first format; 0, a fraction or text is no format SwiftPM writes.
+  if (declared !== undefined && (typeof declared !== 'number' || !Number.isInteger(declared) || declared < 1)) throw new AnalysisError('resolution_failed', `${path}: no Package.resolved format`, { problems: [{ path, reason: 'unsupported_version', message: 'version is not a Package.resolved format number' }] });
+  const version = typeof declared === 'number' ? declared : 1;
   const rawPins = version === 1 ? record(root['object'])?.['pins'] : root['pins'];
   if (!Array.isArray(rawPins)) throw syntaxError(path, version === 1 ? 'object.pins is not a list' : 'pins is not a list');
   const pins: SwiftPin[] = [];

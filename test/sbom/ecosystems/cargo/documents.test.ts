@@ -55,8 +55,9 @@ describe('Rust documents', () => {
     const lock = files.find((f) => f.path === 'Cargo.lock')?.content ?? '';
     const all = [...(doc.metadata.component ? [doc.metadata.component] : []), ...doc.components];
     const flat = (cs: CdxComponent[]): CdxComponent[] => cs.flatMap((c) => [c, ...flat((c as { components?: CdxComponent[] }).components ?? [])]);
-    // Every [[package]] (and a v1 [root]) is exactly one component of the document.
-    expect(flat(all)).toHaveLength(packageHeaders(lock) + (lock.includes('[root]') ? 1 : 0));
+    // Every [[package]] (and a v1 [root]) is exactly one component of the document; a virtual
+    // workspace (v3-workspace) adds itself, the subject.
+    expect(flat(all)).toHaveLength(packageHeaders(lock) + (lock.includes('[root]') ? 1 : 0) + (set === 'v3-workspace' ? 1 : 0));
     expect(JSON.parse(property(doc, 'service:lockfiles') ?? '[]')).toEqual([expect.objectContaining({ path: 'Cargo.lock', kind: 'Cargo.lock' })]);
   });
 

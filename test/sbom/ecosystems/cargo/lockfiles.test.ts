@@ -90,9 +90,11 @@ describe('Cargo.lock v3 workspace', () => {
     const { inventory, problems } = result;
     expect(problems).toEqual([]);
     expect(packageHeaders(lockOf('v3-workspace'))).toBe(38);
-    expect(inventory.occurrences).toHaveLength(38);
+    // One per [[package]], and the virtual workspace itself (its Cargo.toml has no [package]).
+    expect(inventory.occurrences).toHaveLength(39);
     const roots = inventory.occurrences.filter((o) => inventory.roots.includes(o.ref));
     expect(roots.map((o) => [label(o), o.source, o.license])).toEqual([
+      ['project@', 'root', null],
       ['tiles-app@0.4.0', 'workspace', 'MIT OR Apache-2.0'],
       ['tiles-core@0.4.0', 'workspace', 'MIT'],
     ]);
@@ -166,9 +168,12 @@ describe('Cargo.lock v3 workspace', () => {
       'tiles-core@0.4.0 -> serde@1.0.197 (optional)',
       'tiles-core@0.4.0 -> serde_json@1.0.114 (dev)',
     ]);
+    // The virtual workspace has an edge to each member.
+    expect(edges.filter((e) => e.startsWith('project@'))).toEqual(['project@ -> tiles-app@0.4.0 (prod)', 'project@ -> tiles-core@0.4.0 (prod)']);
     // Every dependency string of the lockfile is one edge (all resolve, none repeats).
-    expect(edges).toHaveLength(lockOf('v3-workspace').split('\n').filter((l) => /^ "[^"]+",$/.test(l)).length);
-    expect(edges).toHaveLength(54);
+    const recorded = edges.filter((e) => !e.startsWith('project@'));
+    expect(recorded).toHaveLength(lockOf('v3-workspace').split('\n').filter((l) => /^ "[^"]+",$/.test(l)).length);
+    expect(recorded).toHaveLength(54);
   });
 
   it('with the lockfile alone, path packages are members and no scope is stated', async () => {
@@ -187,7 +192,7 @@ describe('Cargo.lock v3 workspace, part of the manifests', () => {
     const { inventory } = result;
     // tiles-core's manifest is missing: nothing says it is not a member. patched-log is a path
     // dependency of tiles-app pointing into the excluded vendor/ folder: not a member.
-    expect(inventory.roots).toEqual(['Cargo.lock#tiles-app@0.4.0', 'Cargo.lock#tiles-core@0.4.0']);
+    expect(inventory.roots).toEqual(['Cargo.lock#.', 'Cargo.lock#tiles-app@0.4.0', 'Cargo.lock#tiles-core@0.4.0']);
     expect(inventory.occurrences.find((o) => o.name === 'patched-log')?.source).toBe('file');
     expect(inventory.occurrences.filter((o) => !inventory.roots.includes(o.ref)).every((o) => !o.scopeKnown)).toBe(true);
     expect(inventory.associations.map((a) => a.manifest)).toEqual(['Cargo.toml', 'crates/app/Cargo.toml']);

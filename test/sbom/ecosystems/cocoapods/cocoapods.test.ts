@@ -130,9 +130,9 @@ describe('CocoaPods', () => {
       'pkg:cocoapods/FirebaseAnalytics@10.24.0',
       'pkg:cocoapods/FirebaseCore@10.24.0',
       'pkg:cocoapods/GoogleUtilities@7.13.0#Environment',
-      'pkg:cocoapods/LocalKit@0.1.0',
-      'pkg:cocoapods/ForkedPod@2.0.0',
-      'pkg:cocoapods/boost@1.84.0',
+      null,
+      'pkg:cocoapods/ForkedPod@2.0.0?vcs_url=git%2Bhttps%3A%2F%2Fgithub.com%2Fexample%2FForkedPod.git%400a1b2c3d4e5f60718293a4b5c6d7e8f901234567',
+      null,
     ]);
     const by = new Map(comps.map((o) => [o.name, o]));
     const names = (name: string): string[] => (by.get(name)?.dependencies ?? []).map((e) => `${e.ref.split('#').pop() ?? ''} ${e.range ?? ''}`.trim());
