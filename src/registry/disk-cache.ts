@@ -3,9 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { MetadataCache } from '../sbom/enrich-types.js';
-import type { PackageMetadata } from '../sbom/metadata.js';
+import { METADATA_FORMAT, type PackageMetadata } from '../sbom/metadata.js';
 
 interface Stored {
+  /** `METADATA_FORMAT` when written; lines of another (or none: before formats) are misses. */
+  readonly format?: number;
   readonly key: string;
   readonly fetchedAt: number;
   readonly metadata: PackageMetadata;
@@ -21,7 +23,7 @@ export function defaultCacheFile(): string {
 const SLACK_LINES = 1_000;
 
 /**
- * The CLI's metadata cache: one append-only log of JSON lines (`{key, fetchedAt, metadata}`),
+ * The CLI's metadata cache: one append-only log of JSON lines (`{format, key, fetchedAt, metadata}`),
  * read in one go by the first lookup; the last line of a key wins. A run appends what it fetched
  * in one write, so concurrent CLI runs add lines side by side; a line cut short by a crash is
  * passed over. When superseded and expired lines outnumber the live ones (and a slack), the log
@@ -69,7 +71,7 @@ export class DiskMetadataCache implements MetadataCache {
   }
 
   private fresh(stored: Stored | undefined): stored is Stored {
-    return stored !== undefined && this.now() - stored.fetchedAt < this.maxAgeMs;
+    return stored !== undefined && stored.format === METADATA_FORMAT && this.now() - stored.fetchedAt < this.maxAgeMs;
   }
 
   async getMany(keys: readonly string[]): Promise<Map<string, PackageMetadata>> {
@@ -88,7 +90,7 @@ export class DiskMetadataCache implements MetadataCache {
     const fetchedAt = this.now();
     const lines: string[] = [];
     for (const [key, metadata] of entries) {
-      const stored: Stored = { key, fetchedAt, metadata };
+      const stored: Stored = { format: METADATA_FORMAT, key, fetchedAt, metadata };
       known.set(key, stored);
       lines.push(JSON.stringify(stored));
     }

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/client.js';
 import { packageMetadata } from '../db/schema/index.js';
 import type { MetadataCache } from '../sbom/enrich-types.js';
-import type { PackageMetadata } from '../sbom/metadata.js';
+import { METADATA_FORMAT, type PackageMetadata } from '../sbom/metadata.js';
 
 export interface PgMetadataCacheOptions {
   /** How long a fetched version's metadata is trusted before it is fetched again. */
@@ -21,6 +21,14 @@ export interface PgMetadataCacheOptions {
  * Postgres read, nor the parse of its rows. Another process refreshing an entry meanwhile
  * changes nothing this one relies on: both copies are within their age.
  */
+/**
+ * The row key of a coordinate: prefixed with the stored shape's number, so rows written in an
+ * older shape are never read (they age out like any other).
+ */
+export function storedCoordinate(key: string): string {
+  return `f${METADATA_FORMAT}|${key}`;
+}
+
 export class PgMetadataCache implements MetadataCache {
   private readonly maxAgeMs: number;
   private readonly memory: LRUCache<string, PackageMetadata> | null;
@@ -42,28 +50,32 @@ export class PgMetadataCache implements MetadataCache {
       if (held === undefined) missing.push(key);
       else result.set(key, held);
     }
-    for (let i = 0; i < missing.length; i += 5000) {
+    const keyOf = new Map(missing.map((key) => [storedCoordinate(key), key]));
+    const stored = [...keyOf.keys()];
+    for (let i = 0; i < stored.length; i += 5000) {
       const rows = await this.db
         .select({ coordinate: packageMetadata.coordinate, metadata: packageMetadata.metadata, fetchedAt: packageMetadata.fetchedAt })
         .from(packageMetadata)
         .where(
           and(
-            inArray(packageMetadata.coordinate, missing.slice(i, i + 5000)),
+            inArray(packageMetadata.coordinate, stored.slice(i, i + 5000)),
             gt(packageMetadata.fetchedAt, sql`now() - make_interval(secs => ${this.maxAgeMs / 1000})`),
           ),
         );
       const now = Date.now();
       for (const row of rows) {
-        result.set(row.coordinate, row.metadata);
+        const key = keyOf.get(row.coordinate);
+        if (key === undefined) continue;
+        result.set(key, row.metadata);
         const ttl = row.fetchedAt.getTime() + this.maxAgeMs - now;
-        if (ttl > 0) this.memory?.set(row.coordinate, row.metadata, { ttl });
+        if (ttl > 0) this.memory?.set(key, row.metadata, { ttl });
       }
     }
     return result;
   }
 
   async setMany(entries: ReadonlyMap<string, PackageMetadata>): Promise<void> {
-    const rows = [...entries].map(([coordinate, metadata]) => ({ coordinate, metadata }));
+    const rows = [...entries].map(([key, metadata]) => ({ coordinate: storedCoordinate(key), metadata }));
     for (let i = 0; i < rows.length; i += 1000) {
       await this.db
         .insert(packageMetadata)

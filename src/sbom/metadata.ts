@@ -1,3 +1,12 @@
+/**
+ * Who supplies a package (NTIA's "supplier name"), as each registry names it: a person or an
+ * organization, `party` in npm's person form "Name <email> (url)" (the renderers fit its parts).
+ */
+export interface Supplier {
+  readonly kind: 'person' | 'organization';
+  readonly party: string;
+}
+
 /** Registry facts about one package version (a coordinate), merged over what the lockfile gave. */
 export interface PackageMetadata {
   readonly license: string | null;
@@ -6,7 +15,16 @@ export interface PackageMetadata {
   readonly repository: string | null;
   readonly author: string | null;
   readonly deprecated: string | null;
+  /** Absent in entries cached before suppliers were read (the caches' format number makes those misses). */
+  readonly supplier?: Supplier | null;
 }
+
+/**
+ * The shape of `PackageMetadata` the caches store, raised whenever a field is added: an entry
+ * written in an older shape is a miss (fetched again), never a package without the new field for
+ * the rest of its age. 2: `supplier`.
+ */
+export const METADATA_FORMAT = 2;
 
 export const EMPTY_METADATA: PackageMetadata = {
   license: null,
@@ -15,7 +33,14 @@ export const EMPTY_METADATA: PackageMetadata = {
   repository: null,
   author: null,
   deprecated: null,
+  supplier: null,
 };
+
+/** A supplier of `kind` when `party` names one (null otherwise). */
+export function supplierOf(kind: Supplier['kind'], party: string | null | undefined): Supplier | null {
+  const text = typeof party === 'string' ? party.trim() : '';
+  return text === '' ? null : { kind, party: text };
+}
 
 /**
  * The cache and lookup key of a package version. npm keys stay `name@version` (the keys caches
@@ -85,5 +110,7 @@ export function metadataFromManifest(doc: unknown): PackageMetadata {
     repository: repositoryUrl(doc['repository']),
     author: personText(doc['author']),
     deprecated: text(doc['deprecated']),
+    // npm's supplier: the author, else the first maintainer (who publishes it under their account).
+    supplier: supplierOf('person', personText(doc['author']) ?? (Array.isArray(doc['maintainers']) ? personText(doc['maintainers'][0]) : null)),
   };
 }

@@ -155,7 +155,8 @@ describe('documents carry what fits, and say what was left out', () => {
     expect(byName.get('path-parse')).toMatchObject({ originator: 'Person: Javier Blanco', homepage: 'https://github.com/jbgutierrez/path-parse#readme' });
     expect(byName.get('noemail')).toMatchObject({ originator: 'Person: Name' });
     expect(byName.get('noemail')).not.toHaveProperty('homepage');
-    expect(byName.get('both')).toMatchObject({ originator: 'Person: Zoë 🦄 <zoe@example.com>', licenseDeclared: 'ISC' });
+    // SPDX's agent form: the email in parentheses; the author supplies an npm package.
+    expect(byName.get('both')).toMatchObject({ originator: 'Person: Zoë 🦄 (zoe@example.com)', supplier: 'Person: Zoë 🦄 (zoe@example.com)', licenseDeclared: 'ISC' });
     const comment = (spdx['creationInfo'] as Json)['comment'] as string;
     expect(comment).toContain('5 registry metadata value(s) that do not fit the document format were left out: 2 author email, 2 author URL, 1 homepage.');
   });

@@ -7,10 +7,11 @@ import { DiskMetadataCache } from '../../src/registry/disk-cache.js';
 import { registryHttp } from '../../src/registry/http.js';
 import { fetchOptionsOf } from '../../src/registry/npm-options.js';
 import { npmMetadataClient } from '../../src/registry/metadata-client.js';
-import { PgMetadataCache } from '../../src/registry/pg-cache.js';
+import { PgMetadataCache, storedCoordinate } from '../../src/registry/pg-cache.js';
 import { registryAnalysis } from '../../src/registry/analysis.js';
 import { analyze } from '../../src/sbom/analyze.js';
 import { RegistryEnricher } from '../../src/sbom/enrich.js';
+import { METADATA_FORMAT } from '../../src/sbom/metadata.js';
 import type { ProgressCounts } from '../../src/sbom/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startFixtureRegistry, type FixtureRegistry } from '../helpers/registry.js';
@@ -84,9 +85,9 @@ describe('enrichment', () => {
     const again = await analyze(files, 'text', { registry: enricher });
     expect(again.counts).toMatchObject({ cached: 2, fetched: 0, fetch_failed: 1 });
 
-    // SPDX: the package's author made it (originator); who supplies it is not recorded.
+    // SPDX: the package's author made it (originator) and, on npm, supplies it.
     const spdx = JSON.parse((await analyze(files, 'spdx', { registry: enricher })).document) as { packages: Json[] };
-    expect(spdx.packages.find((p) => p['name'] === 'alpha')).toMatchObject({ originator: 'Person: Ada <ada@example.test>', supplier: 'NOASSERTION' });
+    expect(spdx.packages.find((p) => p['name'] === 'alpha')).toMatchObject({ originator: 'Person: Ada (ada@example.test)', supplier: 'Person: Ada (ada@example.test)' });
   });
 
   it('shares in-flight fetches and respects the concurrency limit', async () => {
@@ -203,7 +204,7 @@ describe('enrichment', () => {
     try {
       const file = join(dir, 'metadata.ndjson');
       const meta = (license: string) => ({ license, description: null, homepage: null, repository: null, author: null, deprecated: null });
-      const line = (key: string, license: string) => JSON.stringify({ key, fetchedAt: Date.now(), metadata: meta(license) });
+      const line = (key: string, license: string) => JSON.stringify({ format: METADATA_FORMAT, key, fetchedAt: Date.now(), metadata: meta(license) });
       await writeFile(file, `${line('a@1', 'MIT')}
 not json
 ${line('a@1', 'ISC')}
@@ -253,11 +254,11 @@ describe('the Postgres metadata cache', () => {
   it('answers what it read or wrote from memory, without Postgres, until the entry would go stale', async () => {
     const writer = new PgMetadataCache(database.db);
     await writer.setMany(new Map([['kept@1.0.0', meta('MIT')], ['old@1.0.0', meta('ISC')]]));
-    await database.db.execute(sql`UPDATE package_metadata SET fetched_at = now() - interval '8 days' WHERE coordinate = 'old@1.0.0'`);
+    await database.db.execute(sql`UPDATE package_metadata SET fetched_at = now() - interval '8 days' WHERE coordinate = ${storedCoordinate('old@1.0.0')}`);
     const reader = new PgMetadataCache(database.db);
     const first = await reader.getMany(['kept@1.0.0', 'old@1.0.0', 'never@1.0.0']);
     expect([...first.keys()]).toEqual(['kept@1.0.0']);
-    await database.db.execute(sql`DELETE FROM package_metadata WHERE coordinate IN ('kept@1.0.0', 'old@1.0.0')`);
+    await database.db.execute(sql`DELETE FROM package_metadata WHERE coordinate IN (${storedCoordinate('kept@1.0.0')}, ${storedCoordinate('old@1.0.0')})`);
     // Postgres has nothing now: memory answers for the entry it read, and for those it wrote.
     expect((await reader.getMany(['kept@1.0.0']).then((m) => m.get('kept@1.0.0')))?.license).toBe('MIT');
     expect((await writer.getMany(['old@1.0.0'])).get('old@1.0.0')?.license).toBe('ISC');
@@ -268,7 +269,7 @@ describe('the Postgres metadata cache', () => {
   it('lets an enrichment be reused until the first of its entries would go stale, and not when one failed', async () => {
     const cache = new PgMetadataCache(database.db, { maxAgeMs: 60_000 });
     await cache.setMany(new Map([['aged@1.0.0', meta('MIT')]]));
-    await database.db.execute(sql`UPDATE package_metadata SET fetched_at = now() - interval '50 seconds' WHERE coordinate = ${'aged@1.0.0'}`);
+    await database.db.execute(sql`UPDATE package_metadata SET fetched_at = now() - interval '50 seconds' WHERE coordinate = ${storedCoordinate('aged@1.0.0')}`);
     const client = { fetch: (name: string) => Promise.resolve(name === 'absent' ? null : meta('ISC')) };
     const enricher = new RegistryEnricher(new Map([['npm', client]]), new PgMetadataCache(database.db, { maxAgeMs: 60_000 }));
     const at = Date.now();
@@ -288,10 +289,10 @@ describe('the Postgres metadata cache', () => {
   it('forgets an entry from memory when its Postgres age runs out', async () => {
     const cache = new PgMetadataCache(database.db, { maxAgeMs: 60_000 });
     await cache.setMany(new Map([['brief@1.0.0', meta('MIT')]]));
-    await database.db.execute(sql`UPDATE package_metadata SET fetched_at = now() - interval '59 seconds' WHERE coordinate = 'brief@1.0.0'`);
+    await database.db.execute(sql`UPDATE package_metadata SET fetched_at = now() - interval '59 seconds' WHERE coordinate = ${storedCoordinate('brief@1.0.0')}`);
     const reader = new PgMetadataCache(database.db, { maxAgeMs: 60_000 });
     expect((await reader.getMany(['brief@1.0.0'])).size).toBe(1);
-    await database.db.execute(sql`DELETE FROM package_metadata WHERE coordinate = 'brief@1.0.0'`);
+    await database.db.execute(sql`DELETE FROM package_metadata WHERE coordinate = ${storedCoordinate('brief@1.0.0')}`);
     // Read with about a second of age left: it leaves memory with it.
     await expect.poll(async () => (await reader.getMany(['brief@1.0.0'])).size, { timeout: 3_000, interval: 100 }).toBe(0);
   });

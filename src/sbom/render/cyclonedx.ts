@@ -6,7 +6,7 @@ import * as Models from '@cyclonedx/cyclonedx-library/Models';
 import * as Serialize from '@cyclonedx/cyclonedx-library/Serialize';
 import * as Spec from '@cyclonedx/cyclonedx-library/Spec';
 import type { Person } from './fit.js';
-import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
+import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput, type SuppliedBy } from './input.js';
 import { writeJson, type BoundedOutput } from './output.js';
 import { SERVICE_VERSION } from '../../version.js';
 import { lazily } from '../lazy-require.js';
@@ -30,13 +30,22 @@ const SCOPES: Readonly<Record<Exclude<ComponentFacts['scope'], 'unknown'>, Enums
   dev: Enums.ComponentScope.Excluded,
 };
 
+/**
+ * An occurrence's ref as a bom-ref: `%` written `%25`, so that no ref holds `%3A`, `%2F` or `%40`
+ * (cdx-validate takes those for a purl encoded twice and fails the document; yarn's `npm%3A` and
+ * Cargo's `branch=a%2Fb` sources are in refs).
+ */
+export function bomRefOf(ref: string): string {
+  return ref.includes('%') ? ref.replace(/%/g, '%25') : ref;
+}
+
 function component(facts: ComponentFacts): Models.Component {
   const o = facts.occurrence;
   const { group, name } = splitName(o.ecosystem, facts.name);
   const c = new Models.Component(
     facts.isRoot ? Enums.ComponentType.Application : Enums.ComponentType.Library,
     name,
-    { bomRef: o.ref },
+    { bomRef: bomRefOf(o.ref) },
   );
   if (group !== null) c.group = group;
   if (facts.version !== null) c.version = facts.version;
@@ -103,6 +112,32 @@ function contact(author: Person | null): { name?: string; email?: string } | nul
   return { ...(author.name === null ? {} : { name: author.name }), ...(author.email === null ? {} : { email: author.email }) };
 }
 
+interface Entity {
+  name: string;
+  url?: string[];
+  contact?: { name?: string; email?: string }[];
+}
+
+/**
+ * A supplier as CycloneDX's organizational entity: an organization by its name; a person as an
+ * entity of that name with the person as its contact (CycloneDX has no person supplier).
+ */
+function entity(supplier: SuppliedBy | null): Entity | null {
+  const name = supplier?.name ?? supplier?.email ?? null;
+  if (supplier === null || name === null) return null;
+  const person = supplier.kind === 'person' ? contact(supplier) : null;
+  return {
+    name,
+    ...(supplier.url === null ? {} : { url: [supplier.url] }),
+    ...(person !== null ? { contact: [person] } : supplier.email === null ? {} : { contact: [{ email: supplier.email }] }),
+  };
+}
+
+/** CycloneDX's date-time without milliseconds: some consumers (cdxgen's SPDX 3 converter) refuse them. */
+function wholeSeconds(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
 type SpecOf = typeof Spec.Spec1dot7;
 
 /**
@@ -153,7 +188,7 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): object 
     new Models.Component(Enums.ComponentType.Application, 'pkgscope', { version: SERVICE_VERSION }),
   );
   const components = new Map<string, Models.Component>();
-  const { components: facts, leftOut } = componentFacts(input);
+  const { components: facts, uploadRoot, leftOut } = componentFacts(input);
   const subject = subjectOf(facts);
   for (const f of facts) {
     const c = component(f);
@@ -168,30 +203,68 @@ export function renderCycloneDx(input: RenderInput, out: BoundedOutput): object 
       if (c && target) c.dependencies.add(target.bomRef);
     }
   }
+  // The subject depends on every other root too: a graph with roots of its own beside the
+  // subject's is one Dependency-Track (and cdx-validate) takes for dangling.
+  const subjectComponent = subject === null ? undefined : components.get(subject.occurrence.ref);
+  for (const f of facts) {
+    const root = components.get(f.occurrence.ref);
+    if (f.isRoot && f !== subject && root && subjectComponent) subjectComponent.dependencies.add(root.bomRef);
+  }
+  if (uploadRoot !== null) {
+    // No project root in the upload: the subject is the upload, depending on the top-level components.
+    const upload = new Models.Component(Enums.ComponentType.Application, uploadRoot.name, { bomRef: uploadRoot.ref });
+    for (const ref of uploadRoot.dependsOn) {
+      const target = components.get(ref);
+      if (target) upload.dependencies.add(target.bomRef);
+    }
+    bom.metadata.component = upload;
+  }
   const normalized = bomNormalizer().normalize(bom, {});
   const authors = new Map(
     facts.flatMap((f) => {
       const author = contact(f.author);
-      return author === null ? [] : [[f.occurrence.ref, author] as const];
+      return author === null ? [] : [[bomRefOf(f.occurrence.ref), author] as const];
     }),
   );
   // The library (10.x) writes only the deprecated `author`; 1.6+ documents carry `authors`. The
   // normalized components are this render's own: the member is added to each, not to a copy.
   type WithAuthors = Serialize.JSON.Types.Normalized.Component & { authors?: { name?: string; email?: string }[] };
+  const suppliers = new Map(
+    facts.flatMap((f) => {
+      const supplier = entity(f.supplier);
+      return supplier === null ? [] : [[bomRefOf(f.occurrence.ref), supplier] as const];
+    }),
+  );
   const withAuthors = (c: WithAuthors): WithAuthors => {
-    const author = c['bom-ref'] === undefined ? undefined : authors.get(c['bom-ref']);
+    const ref = c['bom-ref'];
+    const author = ref === undefined ? undefined : authors.get(ref);
     if (author !== undefined) c.authors = [author];
+    const supplier = ref === undefined ? undefined : suppliers.get(ref);
+    if (supplier !== undefined) (c as WithAuthors & { supplier?: Entity }).supplier = supplier;
     return c;
   };
   const metadataComponent = normalized.metadata?.component;
+  const subjectSupplier = subject === null ? undefined : suppliers.get(bomRefOf(subject.occurrence.ref));
+  // The document's own authorship: pkgscope wrote it, and is in `metadata.tools` (CycloneDX's
+  // `authors` are the people who wrote a BOM by hand). `metadata.supplier` is the supplier of
+  // the subject, when its registry names one.
+  const metadata = normalized.metadata && {
+    ...normalized.metadata,
+    timestamp: wholeSeconds(input.generatedAt),
+    ...(metadataComponent ? { component: withAuthors(metadataComponent) } : {}),
+    ...(subjectSupplier === undefined ? {} : { supplier: subjectSupplier }),
+  };
   const document = {
     ...normalized,
-    ...(normalized.metadata && metadataComponent ? { metadata: { ...normalized.metadata, component: withAuthors(metadataComponent) } } : {}),
+    ...(metadata ? { metadata } : {}),
     ...(normalized.components ? { components: normalized.components.map(withAuthors) } : {}),
+    // Every component's entry states its dependencies, none included: strict consumers read a
+    // missing `dependsOn` as an unknown one (cdx-validate --strict fails the document).
+    ...(normalized.dependencies ? { dependencies: normalized.dependencies.map((d) => ({ ...d, dependsOn: d.dependsOn ?? [] })) } : {}),
     compositions: [
       {
         aggregate: input.evidence.graphComplete ? 'complete' : 'incomplete',
-        assemblies: facts.map((f) => f.occurrence.ref),
+        assemblies: facts.map((f) => bomRefOf(f.occurrence.ref)),
       },
     ],
     properties: evidenceProperties(input, leftOut),

@@ -34,6 +34,8 @@ export interface ComponentFacts {
   readonly homepage: string | null;
   readonly repository: string | null;
   readonly author: Person | null;
+  /** Who supplies it, as the registry names them (see metadata.ts `Supplier`); null when none is known. */
+  readonly supplier: SuppliedBy | null;
   readonly deprecated: string | null;
   /** Where the package was downloaded from, when the lockfile records a link to it. */
   readonly download: string | null;
@@ -41,8 +43,28 @@ export interface ComponentFacts {
   readonly scope: 'required' | 'optional' | 'dev' | 'unknown';
 }
 
+/** A supplier with its parts fitted to the documents. */
+export interface SuppliedBy extends Person {
+  readonly kind: 'person' | 'organization';
+}
+
+/**
+ * The subject the documents describe when the upload names no project root (a lockfile that
+ * records none: mix.lock, poetry.lock, requirements.txt… uploaded without their manifest).
+ */
+export interface UploadRoot {
+  /** Unique among the occurrences' refs. */
+  readonly ref: string;
+  /** The lockfiles' folder, else `uploaded-manifests`. */
+  readonly name: string;
+  /** The top-level components: those no other component depends on. */
+  readonly dependsOn: readonly string[];
+}
+
 export interface FittedFacts {
   readonly components: ComponentFacts[];
+  /** Set when the inventory has components but no project root. */
+  readonly uploadRoot: UploadRoot | null;
   /** Values left out because they do not fit the documents. */
   readonly leftOut: LeftOut;
 }
@@ -63,6 +85,9 @@ export function componentFacts(input: RenderInput): FittedFacts {
         : (input.metadata.get(coordinateKey(occurrence.ecosystem, occurrence.name, occurrence.version)) ?? EMPTY_METADATA);
     const author = fitPerson(meta.author);
     for (const field of author.leftOut) leftOut.add(field);
+    // npm's supplier is often its author: one value, fitted (and counted) once.
+    const supplier = !meta.supplier ? null : meta.supplier.party === meta.author ? author : fitPerson(meta.supplier.party);
+    if (supplier !== author) for (const field of supplier?.leftOut ?? []) leftOut.add(field);
     const distributed = occurrence.source === 'registry' || occurrence.source === 'tarball' ? occurrence.resolved : null;
     return {
       occurrence,
@@ -76,6 +101,7 @@ export function componentFacts(input: RenderInput): FittedFacts {
       homepage: kept(meta.homepage, fitHomepage(meta.homepage), 'homepage', leftOut),
       repository: kept(meta.repository, fitRepository(meta.repository), 'repository', leftOut),
       author: author.person,
+      supplier: supplier?.person && meta.supplier ? { ...supplier.person, kind: meta.supplier.kind } : null,
       deprecated: oneLine(occurrence.facts['deprecated'] ?? meta.deprecated),
       download: kept(distributed, fitDownload(distributed), 'download location', leftOut),
       scope: !occurrence.scopeKnown
@@ -87,7 +113,27 @@ export function componentFacts(input: RenderInput): FittedFacts {
             : 'required',
     };
   });
-  return { components, leftOut };
+  return { components, uploadRoot: uploadRootOf(input.inventory), leftOut };
+}
+
+/** The folder every lockfile of the upload is in (its last segment), else `uploaded-manifests`. */
+function uploadName(occurrences: readonly Occurrence[]): string {
+  const folders = new Set(occurrences.map((o) => o.lockfile.split('/').slice(0, -1).join('/')));
+  const [only] = folders;
+  const name = folders.size === 1 && only !== undefined ? oneLine(only.split('/').pop()) : null;
+  return name ?? 'uploaded-manifests';
+}
+
+export function uploadRootOf(inventory: Inventory): UploadRoot | null {
+  const refs = new Set(inventory.occurrences.map((o) => o.ref));
+  if (inventory.occurrences.length === 0 || inventory.roots.some((r) => refs.has(r))) return null;
+  const depended = new Set<string>();
+  for (const o of inventory.occurrences) for (const d of o.dependencies) if (d.ref !== o.ref) depended.add(d.ref);
+  const top = inventory.occurrences.filter((o) => !depended.has(o.ref)).map((o) => o.ref);
+  let ref = 'pkgscope-upload';
+  for (let n = 2; refs.has(ref); n++) ref = `pkgscope-upload-${n}`;
+  // A graph of cycles only has no top: the upload then depends on every component.
+  return { ref, name: uploadName(inventory.occurrences), dependsOn: top.length > 0 ? top : [...refs] };
 }
 
 /**

@@ -6,7 +6,10 @@ import { isSpdxDownloadLocation, isSpdxUrl } from './formats.js';
 import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
 import { writeJson, type BoundedOutput } from './output.js';
 
-/** SPDX 2.3 JSON: one package per occurrence, DESCRIBES for project roots, DEPENDS_ON for edges. */
+/**
+ * SPDX 2.3 JSON: one package per occurrence, DESCRIBES for project roots (else for a package
+ * standing for the upload), DEPENDS_ON for edges.
+ */
 
 const SPDX_CHECKSUM: Readonly<Record<string, string>> = {
   'SHA-1': 'SHA1',
@@ -85,11 +88,16 @@ function declared(license: NormalizedLicense | null, refs: LicenseRefs): string 
   return license.expression;
 }
 
-/** SPDX's agent syntax: "Person: name <email>" (a person's URL has no place in it). */
-function originator(author: Person | null): string | null {
-  if (author === null) return null;
-  if (author.name === null) return author.email === null ? null : `Person: ${author.email}`;
-  return `Person: ${author.name}${author.email === null ? '' : ` <${author.email}>`}`;
+/** SPDX's agent syntax, "Person: name (email)" (a URL has no place in it); null with neither name nor email. */
+function agent(kind: 'Person' | 'Organization', who: Person | null): string | null {
+  if (who === null) return null;
+  if (who.name === null) return who.email === null ? null : `${kind}: ${who.email}`;
+  return `${kind}: ${who.name}${who.email === null ? '' : ` (${who.email})`}`;
+}
+
+function supplier(f: ComponentFacts): string {
+  if (f.supplier === null) return 'NOASSERTION';
+  return agent(f.supplier.kind === 'organization' ? 'Organization' : 'Person', f.supplier) ?? 'NOASSERTION';
 }
 
 /** Where the package came from: a registry or tarball download, else the recorded source (git and the like). */
@@ -111,7 +119,7 @@ function spdxPackage(f: ComponentFacts, id: string, refs: LicenseRefs, leftOut: 
   const homepage = f.homepage !== null && isSpdxUrl(f.homepage) ? f.homepage : null;
   if (f.homepage !== null && homepage === null) leftOut.add('homepage');
   if (f.author !== null && f.author.url !== null) leftOut.add('author URL');
-  const agent = originator(f.author);
+  const originator = agent('Person', f.author);
   const pkg: Record<string, unknown> = {
     SPDXID: id,
     name: f.name,
@@ -121,9 +129,9 @@ function spdxPackage(f: ComponentFacts, id: string, refs: LicenseRefs, leftOut: 
     licenseConcluded: 'NOASSERTION',
     licenseDeclared: declared(f.license, refs),
     copyrightText: 'NOASSERTION',
-    // The author made the package (originator); who distributes it (supplier) is not recorded.
-    supplier: 'NOASSERTION',
-    ...(agent === null ? {} : { originator: agent }),
+    // The author made the package (originator); the supplier distributes it, as its registry names them.
+    supplier: supplier(f),
+    ...(originator === null ? {} : { originator }),
     primaryPackagePurpose: f.isRoot ? 'APPLICATION' : 'LIBRARY',
   };
   if (f.description !== null) pkg['description'] = f.description;
@@ -146,6 +154,22 @@ function spdxPackage(f: ComponentFacts, id: string, refs: LicenseRefs, leftOut: 
   return pkg;
 }
 
+/** The package standing for an upload that names no project (no version: the files record none). */
+function uploadPackage(id: string, name: string): Record<string, unknown> {
+  return {
+    SPDXID: id,
+    name,
+    downloadLocation: 'NOASSERTION',
+    filesAnalyzed: false,
+    licenseConcluded: 'NOASSERTION',
+    licenseDeclared: 'NOASSERTION',
+    copyrightText: 'NOASSERTION',
+    supplier: 'NOASSERTION',
+    primaryPackagePurpose: 'APPLICATION',
+    comment: 'the uploaded files: their lockfiles record no project of their own',
+  };
+}
+
 export function renderSpdx(input: RenderInput, out: BoundedOutput): void {
   const fitted = componentFacts(input);
   const facts = fitted.components;
@@ -160,6 +184,17 @@ export function renderSpdx(input: RenderInput, out: BoundedOutput): void {
   }
   const packages = facts.map((f) => spdxPackage(f, idOf.get(f.occurrence.ref) ?? '', refs, leftOut));
   const relationships: Record<string, string>[] = [];
+  const upload = fitted.uploadRoot;
+  if (upload !== null) {
+    // No project root: the document describes the upload, which depends on its top-level components.
+    const id = ids.allocate(`SPDXRef-Package-${sanitizeIdPart(upload.name)}`);
+    packages.unshift(uploadPackage(id, upload.name));
+    relationships.push({ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: id });
+    for (const ref of upload.dependsOn) {
+      const to = idOf.get(ref);
+      if (to !== undefined) relationships.push({ spdxElementId: id, relationshipType: 'DEPENDS_ON', relatedSpdxElement: to });
+    }
+  }
   for (const f of facts) {
     if (f.isRoot) {
       relationships.push({
@@ -177,7 +212,7 @@ export function renderSpdx(input: RenderInput, out: BoundedOutput): void {
     }
   }
   const evidence = evidenceProperties(input, leftOut);
-  const documentName = facts.find((f) => f.isRoot)?.name ?? 'uploaded-manifests';
+  const documentName = facts.find((f) => f.isRoot)?.name ?? upload?.name ?? 'uploaded-manifests';
   const document = {
     spdxVersion: 'SPDX-2.3',
     dataLicense: 'CC0-1.0',

@@ -1,5 +1,5 @@
 import type { MetadataClient } from '../../enrich-types.js';
-import type { PackageMetadata } from '../../metadata.js';
+import { personText, supplierOf, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 
 /**
@@ -18,6 +18,13 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
+/** `published_by` ({login, name, url}): the name, else the login, with the profile link. */
+function publisher(value: unknown): string | null {
+  const user = record(value);
+  if (user === null) return null;
+  return personText({ name: text(user['name']) ?? text(user['login']), url: user['url'] });
+}
+
 const DESCRIPTIVE = ['description', 'homepage', 'repository'] as const;
 
 /** The facts of a version document's `version`, descriptive ones from `described` (itself, or the crate document's `crate`). */
@@ -30,6 +37,8 @@ export function crateMetadata(version: Record<string, unknown>, described: Recor
     // crates.io no longer publishes authors; who published a version is not its author.
     author: null,
     deprecated: version['yanked'] === true ? (text(version['yank_message']) ?? 'yanked') : null,
+    // Who published this version supplied it (crates.io lists owners only by a request of their own).
+    supplier: supplierOf('person', publisher(version['published_by'])),
   };
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MetadataClient } from '../../enrich-types.js';
-import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
+import { EMPTY_METADATA, supplierOf, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 import { baseOf } from './lockfile.js';
 
@@ -46,6 +46,7 @@ export function podspecMetadata(spec: Record<string, unknown>): PackageMetadata 
     homepage: text(spec['homepage']),
     repository: text(record(spec['source'])?.['git']),
     author: authorOf(spec['authors'] ?? spec['author']),
+    supplier: supplierOf('person', authorOf(spec['authors'] ?? spec['author'])),
     deprecated: spec['deprecated'] === true ? (replacement === null ? 'deprecated' : `deprecated in favor of ${replacement}`) : null,
   };
 }

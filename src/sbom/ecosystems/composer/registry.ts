@@ -1,7 +1,7 @@
 import type { MetadataClient } from '../../enrich-types.js';
 import type { PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
-import { personText } from '../../metadata.js';
+import { personText, supplierOf } from '../../metadata.js';
 import { isRecord, licenseOf, text } from './manifest.js';
 
 /**
@@ -61,6 +61,8 @@ export function composerMetadata(found: Version): PackageMetadata {
     repository: source ?? support,
     author: authorOf(found['authors']),
     deprecated: deprecation(found['abandoned']),
+    // Packagist's vendor namespace belongs to whoever publishes under it.
+    supplier: supplierOf('organization', text(found['name'])?.split('/')[0]),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { MetadataClient } from '../../enrich-types.js';
-import type { PackageMetadata } from '../../metadata.js';
+import { supplierOf, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 import { licenseExpression } from './gemspec.js';
 
@@ -36,6 +36,8 @@ export function rubygemsMetadata(doc: Record<string, unknown>): PackageMetadata 
     homepage: text(doc['homepage_uri']) ?? text(meta['homepage_uri']),
     repository: text(doc['source_code_uri']) ?? text(meta['source_code_uri']),
     author: text(doc['authors']),
+    // One supplier: the first of the authors ("Mike Dalessio, Aaron Patterson").
+    supplier: supplierOf('person', text(doc['authors'])?.split(',')[0]),
     deprecated: doc['yanked'] === true ? 'yanked' : null,
   };
 }

@@ -1,5 +1,5 @@
 import type { MetadataClient } from '../../enrich-types.js';
-import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
+import { EMPTY_METADATA, supplierOf, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint, RegistryHttp } from '../types.js';
 import { parseGoMod } from './parse-go-mod.js';
 import { GoFileError } from './syntax.js';
@@ -39,8 +39,21 @@ function repositoryOf(info: Record<string, unknown>): string | null {
 }
 
 /** The facts of a version's `.info` document, with the deprecation read from the latest go.mod. */
-export function goModuleMetadata(info: Record<string, unknown>, deprecated: string | null): PackageMetadata {
-  return { ...EMPTY_METADATA, repository: repositoryOf(info), deprecated };
+export function goModuleMetadata(info: Record<string, unknown>, deprecated: string | null, module?: string): PackageMetadata {
+  return { ...EMPTY_METADATA, repository: repositoryOf(info), deprecated, supplier: supplierOf('organization', module === undefined ? null : moduleOwner(module)) };
+}
+
+/** Hosts whose second path element is the account that owns the repository. */
+const HOSTED = new Set(['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org']);
+
+/**
+ * Who publishes a module, from its path: the account on a code host (`github.com/owner`), else
+ * the host whose name is the module's import path (`go.uber.org`, `golang.org`).
+ */
+export function moduleOwner(module: string): string | null {
+  const [host, owner] = module.split('/');
+  if (host === undefined || host === '' || !host.includes('.')) return null;
+  return HOSTED.has(host.toLowerCase()) && owner !== undefined && owner !== '' ? `${host}/${owner}` : host;
 }
 
 async function lifecycle(http: RegistryHttp, moduleUrl: string, version: string, latest: unknown, signal?: AbortSignal): Promise<string | null> {
@@ -75,7 +88,7 @@ export function goProxyMetadata(registry: RegistryEndpoint): MetadataClient {
       void latest.catch(() => undefined);
       const info = await registry.http.json(`${moduleUrl}/@v/${encodeURIComponent(escapeModulePart(version))}.info`, { signal });
       if (!isRecord(info)) return null;
-      return goModuleMetadata(info, await lifecycle(registry.http, moduleUrl, version, await latest, signal));
+      return goModuleMetadata(info, await lifecycle(registry.http, moduleUrl, version, await latest, signal), name);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { MetadataClient } from '../../enrich-types.js';
-import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
+import { EMPTY_METADATA, personText, supplierOf, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 
 /**
@@ -16,6 +16,13 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
+/** The package's first owner (`owners`: {username, email, url}), else its first listed maintainer. */
+function ownerOf(doc: Record<string, unknown>, meta: Record<string, unknown>): string | null {
+  const owner = Array.isArray(doc['owners']) ? record(doc['owners'][0]) : null;
+  if (owner !== null) return personText({ name: owner['username'], email: owner['email'], url: owner['url'] });
+  return Array.isArray(meta['maintainers']) ? text(meta['maintainers'][0]) : null;
+}
+
 /** The facts of a package document of the Hex API, for one of its versions. */
 export function hexMetadata(doc: Record<string, unknown>, version: string): PackageMetadata {
   const meta = record(doc['meta']) ?? {};
@@ -30,6 +37,7 @@ export function hexMetadata(doc: Record<string, unknown>, version: string): Pack
     homepage: text(doc['html_url']) ?? links[0]?.[1] ?? null,
     repository,
     deprecated: retirement === null ? null : (text(retirement['message']) ?? text(retirement['reason']) ?? 'retired'),
+    supplier: supplierOf('person', ownerOf(doc, meta)),
   };
 }
 

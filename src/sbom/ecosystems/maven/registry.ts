@@ -1,5 +1,5 @@
 import type { MetadataClient } from '../../enrich-types.js';
-import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
+import { EMPTY_METADATA, supplierOf, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 import { effectiveModel, type Gav, type PomRef } from './effective.js';
 import { licenseText, parsePom, type Pom, type PomLicense } from './parse-pom.js';
@@ -164,6 +164,8 @@ export function pomMetadata(pom: Pom, licenses: readonly PomLicense[]): PackageM
     homepage: literal(pom.url),
     repository: literal(pom.scmUrl),
     author: pom.developers[0] ?? null,
+    // The groupId names the organization that publishes under it (the POM reader keeps no <organization>).
+    supplier: supplierOf('organization', pom.groupId ?? pom.parent?.groupId),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { MetadataClient } from '../../enrich-types.js';
-import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
+import { EMPTY_METADATA, supplierOf, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 import { licenseOfText, licenseTextOf } from './license-text.js';
 
@@ -32,6 +32,9 @@ export function nugetMetadata(entry: Record<string, unknown>): PackageMetadata {
     description: text(entry['description']) ?? text(entry['summary']),
     homepage: text(entry['projectUrl']),
     author: typeof authors === 'string' ? text(authors) : Array.isArray(authors) ? text(authors[0]) : null,
+    // NuGet's authors are nuget.org profile names, companies as often as people ("Microsoft").
+    // One supplier: the first of them ("Microsoft, Contoso" or a list).
+    supplier: supplierOf('organization', typeof authors === 'string' ? text(authors)?.split(',')[0] : Array.isArray(authors) ? text(authors[0]) : null),
     deprecated: deprecation === null ? null : (text(deprecation['message']) ?? 'deprecated'),
   };
 }

@@ -1,5 +1,5 @@
 import type { MetadataClient } from '../../enrich-types.js';
-import { EMPTY_METADATA, type PackageMetadata } from '../../metadata.js';
+import { EMPTY_METADATA, supplierOf, type PackageMetadata, type Supplier } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 
 /**
@@ -17,6 +17,17 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
+/**
+ * The verified publisher (the score's `publisher:<domain>` tag: pub.dev verified the domain),
+ * else the pubspec's (deprecated) `author` or first of `authors`.
+ */
+function supplierIn(tags: readonly string[], pubspec: Record<string, unknown>): Supplier | null {
+  const publisher = tags.find((t) => t.startsWith('publisher:'))?.slice('publisher:'.length);
+  if (publisher !== undefined && publisher !== '') return supplierOf('organization', publisher);
+  const authors = pubspec['authors'];
+  return supplierOf('person', text(pubspec['author']) ?? (Array.isArray(authors) ? text(authors[0]) : null));
+}
+
 /** The facts of a version document of the pub API, its license from the score document's tags. */
 export function pubMetadata(doc: Record<string, unknown>, score: Record<string, unknown> | null): PackageMetadata {
   const pubspec = record(doc['pubspec']) ?? {};
@@ -29,6 +40,7 @@ export function pubMetadata(doc: Record<string, unknown>, score: Record<string, 
     homepage: text(pubspec['homepage']),
     repository: text(pubspec['repository']),
     deprecated: doc['retracted'] === true ? 'retracted' : null,
+    supplier: supplierIn(tags, pubspec),
   };
 }
 

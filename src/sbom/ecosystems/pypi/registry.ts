@@ -1,5 +1,5 @@
 import type { MetadataClient } from '../../enrich-types.js';
-import type { PackageMetadata } from '../../metadata.js';
+import { supplierOf, type PackageMetadata } from '../../metadata.js';
 import type { RegistryEndpoint } from '../types.js';
 import { obj, str, strings } from './data.js';
 import { pep503 } from './names.js';
@@ -41,9 +41,9 @@ function projectUrl(urls: Record<string, unknown>, names: readonly string[]): st
  * `author`, with `author_email` where that is a bare address; else `author_email` alone (where
  * PEP 621 projects put "Name <email>").
  */
-function authorOf(info: Record<string, unknown>): string | null {
-  const author = str(info['author'])?.trim() || null;
-  const email = str(info['author_email'])?.trim() || null;
+function authorOf(info: Record<string, unknown>, role: 'author' | 'maintainer' = 'author'): string | null {
+  const author = str(info[role])?.trim() || null;
+  const email = str(info[`${role}_email`])?.trim() || null;
   if (author === null) return email;
   return email !== null && /^[^\s<>(),@]+@[^\s<>(),@]+$/.test(email) && !author.includes('<') ? `${author} <${email}>` : author;
 }
@@ -58,6 +58,7 @@ export function pypiMetadata(doc: unknown): PackageMetadata {
     homepage: str(info['home_page']) ?? projectUrl(urls, ['homepage', 'home']),
     repository: projectUrl(urls, ['source', 'source code', 'repository', 'code', 'github']),
     author: authorOf(info),
+    supplier: supplierOf('person', authorOf(info) ?? authorOf(info, 'maintainer')),
     deprecated: obj(doc)['info'] !== undefined && info['yanked'] === true ? `yanked${str(info['yanked_reason']) === null ? '' : `: ${str(info['yanked_reason']) ?? ''}`}` : null,
   };
 }

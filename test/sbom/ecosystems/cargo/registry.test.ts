@@ -32,6 +32,7 @@ describe('crates.io metadata', () => {
       repository: 'https://github.com/serde-rs/serde',
       author: null,
       deprecated: null,
+      supplier: { kind: 'person', party: 'A Publisher (https://github.com/publisher)' },
     });
     expect(registry.requests).toEqual(['/api/v1/crates/serde/1.0.197']);
     expect(registry.userAgents).toEqual(['pkgscope-test (fixture)']);

@@ -39,6 +39,7 @@ describe('Packagist metadata', () => {
       repository: 'https://github.com/monolog/monolog.git',
       author: 'Jordi Boggiano <j.boggiano@seld.be>',
       deprecated: null,
+      supplier: { kind: 'organization', party: 'monolog' },
     });
     const old = await metadata.fetch('monolog/monolog', '1.0.0');
     expect([old?.license, old?.homepage, old?.description, old?.author, old?.deprecated]).toEqual(['(MIT OR BSD-3-Clause)', null, 'Logging for PHP 5.3', 'Jordi Boggiano', 'abandoned, use monolog/monolog-v3']);

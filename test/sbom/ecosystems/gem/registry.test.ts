@@ -32,6 +32,7 @@ describe('RubyGems.org metadata', () => {
       repository: 'https://github.com/sparklemotion/nokogiri',
       author: 'Mike Dalessio, Aaron Patterson',
       deprecated: null,
+      supplier: { kind: 'person', party: 'Mike Dalessio' },
     });
     expect(registry.requests).toEqual(['/api/v2/rubygems/nokogiri/versions/1.16.2.json']);
   });

@@ -29,7 +29,7 @@ describe('Go module proxy metadata', () => {
   it('reads .info in the proxy’s case-encoding and takes the repository from Origin; licenses stay unknown', async () => {
     const { proxy, metadata } = await clientFor({ modules: { 'github.com/BurntSushi/toml': TOML } });
     const meta = await metadata.fetch('github.com/BurntSushi/toml', 'v1.4.0');
-    expect(meta).toEqual({ license: null, description: null, homepage: null, repository: 'https://github.com/BurntSushi/toml', author: null, deprecated: null });
+    expect(meta).toEqual({ license: null, description: null, homepage: null, repository: 'https://github.com/BurntSushi/toml', author: null, deprecated: null, supplier: { kind: 'organization', party: 'github.com/BurntSushi' } });
     // .info and @latest go out together; the latest version's go.mod follows.
     expect(proxy.requests.slice(0, 2).sort()).toEqual(['/github.com/!burnt!sushi/toml/@latest', '/github.com/!burnt!sushi/toml/@v/v1.4.0.info']);
     expect(proxy.requests[2]).toBe('/github.com/!burnt!sushi/toml/@v/v1.4.0.mod');

@@ -41,6 +41,7 @@ describe('Maven repository metadata', () => {
       repository: 'https://github.com/example/lib',
       author: 'Ann Example <ann@example.org>',
       deprecated: null,
+      supplier: { kind: 'organization', party: 'org.lib' },
     });
     expect(repo.requests).toEqual(['/org/lib/lib/1.2/lib-1.2.pom', '/org/lib/lib-parent/7/lib-parent-7.pom']);
     // Cached per process: asking again sends nothing.
