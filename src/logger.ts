@@ -20,9 +20,41 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, b
         paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'token', '*.token', 'content', '*.content'],
         censor: '[redacted]',
       },
+      serializers: { err: scrubbedError },
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );
+}
+
+/** drizzle's query errors end their message with the query's parameters: uploaded texts among them. */
+const PARAMS = '\nparams: ';
+/** Error fields that quote a query's values: drizzle's `params`, PostgreSQL's `where` ("parameter $3 = '…'"). */
+const QUOTING_FIELDS = ['params', 'where'];
+
+function cutAtParams(text: string): string {
+  const at = text.indexOf(PARAMS);
+  return at === -1 ? text : `${text.slice(0, at)}${PARAMS}[redacted]`;
+}
+
+function scrub(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null || depth > 4) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const field of QUOTING_FIELDS) if (field in out) out[field] = '[redacted]';
+  const message = out['message'];
+  if (typeof message === 'string' && message.includes(PARAMS)) {
+    const kept = cutAtParams(message);
+    out['message'] = kept;
+    const stack = out['stack'];
+    // The stack opens with the message; its frames follow once the message is over.
+    if (typeof stack === 'string') out['stack'] = stack.includes(message) ? stack.replace(message, kept) : cutAtParams(stack);
+  }
+  if ('cause' in out) out['cause'] = scrub(out['cause'], depth + 1);
+  return out;
+}
+
+/** pino's error serializer, with the values a failed query quotes censored (recursively through causes). */
+function scrubbedError(error: unknown): unknown {
+  return scrub(error instanceof Error ? pino.stdSerializers.err(error) : error, 0);
 }
 
 export type { Logger };

@@ -22,8 +22,23 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL
 export interface GroupResult {
   readonly code: number | null;
   readonly timedOut: boolean;
+  /** The caller stopped the command (its `onStdout` said so, or its signal aborted): the group was killed. */
+  readonly stopped: boolean;
+  /** Stdout, unless `onStdout` consumed it as it came. */
   readonly stdout: Buffer;
   readonly stderr: string;
+}
+
+export interface GroupOptions {
+  readonly cwd?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly timeoutMs: number;
+  readonly input?: string;
+  /** Takes stdout chunk by chunk instead of buffering it; `false` stops the command there. */
+  readonly onStdout?: (chunk: Buffer) => boolean;
+  /** Sees stderr as it comes (e.g. a warning that calls for stopping through `signal`). */
+  readonly onStderr?: (text: string) => void;
+  readonly signal?: AbortSignal;
 }
 
 /** How long output may keep arriving after the child exited before the call settles without it. */
@@ -34,30 +49,45 @@ const CLOSE_AFTER_EXIT_MS = 1_000;
  * leftovers are killed then, so its pipes close) or at the deadline (the group is killed and the
  * call returns at once, `timedOut`), never waiting on a pipe a stray descendant keeps open.
  */
-export function runGroup(
-  command: string,
-  args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number; input?: string },
-): Promise<GroupResult> {
+export function runGroup(command: string, args: readonly string[], options: GroupOptions): Promise<GroupResult> {
   return new Promise((resolve, reject) => {
     const child = spawnGroup(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let err = '';
     let settled = false;
+    let stopped = false;
     let afterExit: NodeJS.Timeout | undefined;
     const settle = (code: number | null, timedOut: boolean): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(afterExit);
-      resolve({ code, timedOut, stdout: Buffer.concat(out), stderr: err });
+      options.signal?.removeEventListener('abort', stop);
+      resolve({ code, timedOut, stopped, stdout: Buffer.concat(out), stderr: err });
     };
     const timer = setTimeout(() => {
       killGroup(child);
       settle(null, true);
     }, options.timeoutMs);
-    child.stdout?.on('data', (c: Buffer) => out.push(c));
-    child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    function stop(): void {
+      stopped = true;
+      killGroup(child);
+      settle(null, false);
+    }
+    if (options.signal?.aborted === true) queueMicrotask(stop);
+    options.signal?.addEventListener('abort', stop, { once: true });
+    const onStdout = options.onStdout;
+    child.stdout?.on('data', (c: Buffer) => {
+      if (settled) return;
+      if (onStdout === undefined) out.push(c);
+      else if (!onStdout(c)) stop();
+    });
+    child.stderr?.on('data', (c: Buffer) => {
+      const text = c.toString('utf8');
+      // Bounded: a chatty command must not grow this process.
+      if (err.length < 64 * 1024) err += text;
+      options.onStderr?.(text);
+    });
     child.on('error', (error) => {
       if (settled) return;
       settled = true;

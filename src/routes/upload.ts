@@ -94,36 +94,55 @@ function invalid(detail: string): ProblemError {
   return new ProblemError('VALIDATION_ERROR', detail);
 }
 
+const nulDetail = (path: string): string => `File ${JSON.stringify(path)} contains a NUL character; only text files are accepted.`;
+
 async function readMultipart(request: FastifyRequest): Promise<{ format: unknown; environment: unknown; files: InputFile[] }> {
   let format: unknown;
   let environment: unknown;
   const files: InputFile[] = [];
   let total = 0;
-  for await (const part of request.parts()) {
-    if (part.type === 'field') {
-      if (part.fieldname === 'format') format = part.value;
-      else if (part.fieldname === 'environment') environment = parseEnvironmentField(part.value);
-      else throw invalid(`Multipart field ${JSON.stringify(part.fieldname)} is not allowed.`);
-      continue;
-    }
-    const path = part.filename;
-    let buffer: Buffer;
-    try {
-      buffer = await part.toBuffer();
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 'FST_REQ_FILE_TOO_LARGE') {
-        throw invalid(`File ${JSON.stringify(path)} is larger than ${UPLOAD_LIMITS.maxFileBytes} bytes.`);
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        if (part.fieldname === 'format') format = part.value;
+        else if (part.fieldname === 'environment') environment = parseEnvironmentField(part.value);
+        else throw invalid(`Multipart field ${JSON.stringify(part.fieldname)} is not allowed.`);
+        continue;
       }
-      throw error;
+      const path = part.filename;
+      let buffer: Buffer;
+      try {
+        buffer = await part.toBuffer();
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'FST_REQ_FILE_TOO_LARGE') {
+          throw invalid(`File ${JSON.stringify(path)} is larger than ${UPLOAD_LIMITS.maxFileBytes} bytes.`);
+        }
+        throw error;
+      }
+      total += buffer.length;
+      if (total > UPLOAD_LIMITS.maxTotalBytes) {
+        throw invalid(`The files together are larger than ${UPLOAD_LIMITS.maxTotalBytes} bytes.`);
+      }
+      if (!isUtf8(buffer)) throw invalid(`File ${JSON.stringify(path)} is not valid UTF-8 text.`);
+      files.push({ path, content: buffer.toString('utf8') });
     }
-    total += buffer.length;
-    if (total > UPLOAD_LIMITS.maxTotalBytes) {
-      throw invalid(`The files together are larger than ${UPLOAD_LIMITS.maxTotalBytes} bytes.`);
-    }
-    if (!isUtf8(buffer)) throw invalid(`File ${JSON.stringify(path)} is not valid UTF-8 text.`);
-    files.push({ path, content: buffer.toString('utf8') });
+  } catch (error) {
+    throw multipartProblem(error);
   }
   return { format, environment, files };
+}
+
+/**
+ * What the multipart reader threw, as the client's fault: our own 400s and the framework's coded
+ * limits pass through (the error handler names them); anything else is the parser refusing the
+ * body (busboy's fixed messages: no boundary, unexpected end of form, malformed headers).
+ */
+function multipartProblem(error: unknown): Error {
+  if (error instanceof ProblemError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (error instanceof Error && typeof code === 'string' && code.startsWith('FST_') && code !== 'FST_MP_PREMATURE_CLOSE') return error;
+  const reason = error instanceof Error && /^[\w :.,'-]{1,80}$/.test(error.message) ? `: ${error.message.replace(/^Multipart: /, '')}` : '';
+  return invalid(`The multipart body is malformed${reason}.`);
 }
 
 function parseEnvironmentField(value: unknown): unknown {
@@ -150,6 +169,9 @@ export async function readUpload(request: FastifyRequest): Promise<Upload> {
   }
   const check = checkUpload(files);
   if (!check.ok) throw invalid(check.detail);
+  // Manifests and lockfiles are text; a NUL is no part of any, and PostgreSQL text cannot hold one.
+  const withNul = files.find((file) => file.content.includes('\u0000'));
+  if (withNul !== undefined) throw invalid(nulDetail(withNul.path));
   let checked: AnalysisEnvironment | null = null;
   if (environment !== undefined) {
     const env = checkEnvironment(environment);

@@ -78,6 +78,14 @@ export class RepositoryLister implements Lister<RepositoryTarget> {
     const refs = await this.git.refs(url);
     if (refs === null) throw new ProblemError('LIST_TARGET_NOT_FOUND', `Repository ${repositoryKey(target)} does not exist or cannot be read.`);
     let resolution = resolveRef(refs, target.ref);
+    if (refs.truncated === true && (resolution.kind === 'not_found' || resolution.kind === 'abbreviation')) {
+      // Past the refs read, only the remote can tell: ask it for this name alone.
+      if (resolution.kind === 'abbreviation') {
+        throw new ProblemError('LIST_TARGET_NOT_FOUND', `${repositoryKey(target)} has too many refs to look an abbreviated commit up; ask for the full commit SHA.`);
+      }
+      const named = await this.git.namedRefs(url, target.ref);
+      if (named !== null) resolution = resolveRef(named, target.ref);
+    }
     if (resolution.kind === 'abbreviation' && target.ref !== null) resolution = await this.git.resolveAbbreviation(url, target.ref);
     // A full SHA is taken at its word by resolveRef (an abbreviation was found in the history).
     const pinned = target.ref !== null && FULL_SHA.test(target.ref);

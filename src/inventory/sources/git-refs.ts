@@ -8,6 +8,8 @@ export interface RemoteRefs {
   readonly branches: ReadonlyMap<string, string>;
   /** Tags, peeled to the commit an annotated tag names. */
   readonly tags: ReadonlyMap<string, string>;
+  /** The host advertised more refs than are read: a ref missing here may still exist. */
+  readonly truncated?: boolean;
 }
 
 export type RefResolution =
@@ -21,26 +23,74 @@ const FULL_SHA = /^[0-9a-f]{40}$/i;
 const SHORT_SHA = /^[0-9a-f]{4,39}$/i;
 
 export function parseLsRemote(text: string): RemoteRefs {
-  let head: string | null = null;
-  const branches = new Map<string, string>();
-  const tags = new Map<string, string>();
-  for (const line of text.split('\n')) {
+  const parser = new LsRemoteParser(Number.POSITIVE_INFINITY);
+  parser.push(Buffer.from(text, 'utf8'));
+  return parser.end();
+}
+
+/** Longest line `ls-remote` prints for a ref kept: a SHA, a tab and a ref name git would accept. */
+const MAX_LINE_BYTES = 4096;
+
+/**
+ * `git ls-remote --symref` output read as it arrives, chunk by chunk (each costs the event loop
+ * one pass over its lines, never the whole listing at once), up to `maxRefs` lines; past them the
+ * listing is marked truncated and `push` answers false so the caller stops the command.
+ */
+export class LsRemoteParser {
+  private head: string | null = null;
+  private readonly branches = new Map<string, string>();
+  private readonly tags = new Map<string, string>();
+  private partial = '';
+  private lines = 0;
+  private truncated = false;
+
+  constructor(private readonly maxRefs: number) {}
+
+  push(chunk: Buffer): boolean {
+    if (this.truncated) return false;
+    const text = this.partial + chunk.toString('utf8');
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      this.line(text.slice(start, end));
+      start = end + 1;
+      if (++this.lines > this.maxRefs) {
+        this.truncated = true;
+        return false;
+      }
+    }
+    this.partial = text.slice(start);
+    // A line longer than any ref git accepts is no listing this parser keeps reading.
+    if (this.partial.length > MAX_LINE_BYTES) {
+      this.truncated = true;
+      return false;
+    }
+    return true;
+  }
+
+  end(): RemoteRefs {
+    if (!this.truncated && this.partial !== '') this.line(this.partial);
+    this.partial = '';
+    return { head: this.head, branches: this.branches, tags: this.tags, truncated: this.truncated };
+  }
+
+  private line(line: string): void {
     const symref = /^ref: refs\/heads\/(.+)\tHEAD$/.exec(line);
     if (symref?.[1]) {
-      head = symref[1];
-      continue;
+      this.head = symref[1];
+      return;
     }
     const [sha, ref] = line.split('\t');
-    if (!sha || !ref || !FULL_SHA.test(sha)) continue;
-    if (ref.startsWith('refs/heads/')) branches.set(ref.slice(11), sha);
+    if (!sha || !ref || !FULL_SHA.test(sha)) return;
+    // HEAD's own line follows its symref: the default branch's commit, should its line be past the refs read.
+    if (ref === 'HEAD' && this.head !== null && !this.branches.has(this.head)) this.branches.set(this.head, sha);
+    else if (ref.startsWith('refs/heads/')) this.branches.set(ref.slice(11), sha);
     else if (ref.startsWith('refs/tags/')) {
       const name = ref.slice(10);
       // `v1^{}` is the commit an annotated tag points at; it wins over the tag object.
-      if (name.endsWith('^{}')) tags.set(name.slice(0, -3), sha);
-      else if (!tags.has(name)) tags.set(name, sha);
+      if (name.endsWith('^{}')) this.tags.set(name.slice(0, -3), sha);
+      else if (!this.tags.has(name)) this.tags.set(name, sha);
     }
   }
-  return { head, branches, tags };
 }
 
 /** Which commit a ref names: branch, tag (both must agree), full or abbreviated SHA. */

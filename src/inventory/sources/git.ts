@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
-import { killGroup, runGroup } from '../../processes/child.js';
+import { killGroup, runGroup, type GroupOptions, type GroupResult } from '../../processes/child.js';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitHostKind } from '../../config.js';
 import { remoteFailure } from './git-failure.js';
-import { parseLsRemote, type RefResolution, type RemoteRefs } from './git-refs.js';
+import { LsRemoteParser, type RefResolution, type RemoteRefs } from './git-refs.js';
+import { packBytes, SharedLookups, stopPastBytes } from './git-bounds.js';
 
 /**
  * Git repositories as inventory sources, through the git CLI: `ls-remote` to resolve refs, a
@@ -43,15 +44,31 @@ export class GitError extends Error {
  * at once. `http.lowSpeedTime` makes the HTTP helper give up on a silent host by itself too,
  * should this process die before its timer fires.
  */
-export async function git(args: readonly string[], options: { cwd?: string; timeoutMs: number; input?: string }): Promise<Buffer> {
-  const stallSeconds = String(Math.max(1, Math.ceil(options.timeoutMs / 1000)));
-  const result = await runGroup('git', ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${stallSeconds}`, ...args], {
-    ...options,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', GCM_INTERACTIVE: 'never', LC_ALL: 'C' },
-  });
+export async function git(args: readonly string[], options: Omit<GroupOptions, 'env'>): Promise<Buffer> {
+  const result = await runGit(args, options);
   if (result.code === 0) return result.stdout;
   throw new GitError(result.timedOut ? `git ${args[0] ?? ''} timed out` : `git ${args[0] ?? ''} failed`, result.stderr, result.code);
 }
+
+/** `git` with this module's settings; the caller reads the result (a stopped command is no failure to it). */
+function runGit(args: readonly string[], options: Omit<GroupOptions, 'env'>): Promise<GroupResult> {
+  const stallSeconds = String(Math.max(1, Math.ceil(options.timeoutMs / 1000)));
+  return runGroup('git', ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${stallSeconds}`, ...args], {
+    ...options,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', GCM_INTERACTIVE: 'never', LC_ALL: 'C' },
+  });
+}
+
+/** A fetch stopped because the host ignored the blob filter and sent more than the blob size limit. */
+export class FilterIgnoredError extends GitError {
+  constructor(maxBlobBytes: number, stderr: string) {
+    super(`git fetch stopped: the host ignores --filter and sent more than ${maxBlobBytes} bytes`, stderr, 1);
+    this.name = 'FilterIgnoredError';
+  }
+}
+
+/** What a host that refuses partial clones says (git warns and fetches everything). */
+const FILTER_IGNORED = /filtering not recognized by server/i;
 
 export interface GitSourceOptions {
   readonly hosts: Readonly<Record<GitHostKind, string>>;
@@ -60,10 +77,14 @@ export interface GitSourceOptions {
   readonly maxCachedRepos?: number;
   readonly timeoutMs?: number;
   readonly refsTtlMs?: number;
+  /** Refs of a remote read at most; past them its listing is truncated (and `ls-remote` stopped). */
+  readonly maxRefs?: number;
 }
 
 export class GitSource {
   private readonly refCache = new Map<string, { at: number; value: Promise<RemoteRefs | null> }>();
+  /** History lookups (abbreviations, unadvertised commits): one in flight per repository, results kept briefly. */
+  private readonly lookups: SharedLookups;
   /** Work queued on each cache directory (one at a time per process). */
   private readonly busy = new Map<string, Promise<void>>();
   private readonly hosts: Readonly<Record<GitHostKind, string>>;
@@ -71,6 +92,7 @@ export class GitSource {
   private readonly maxCachedRepos: number;
   private readonly timeoutMs: number;
   private readonly refsTtlMs: number;
+  private readonly maxRefs: number;
 
   constructor(options: GitSourceOptions) {
     this.hosts = options.hosts;
@@ -78,6 +100,8 @@ export class GitSource {
     this.maxCachedRepos = options.maxCachedRepos ?? 32;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.refsTtlMs = options.refsTtlMs ?? 30_000;
+    this.maxRefs = options.maxRefs ?? 20_000;
+    this.lookups = new SharedLookups(this.refsTtlMs);
   }
 
   repoUrl(host: GitHostKind, owner: string, repo: string): string {
@@ -91,13 +115,7 @@ export class GitSource {
   refs(url: string): Promise<RemoteRefs | null> {
     const cached = this.refCache.get(url);
     if (cached && Date.now() - cached.at < this.refsTtlMs) return cached.value;
-    const value = git(['ls-remote', '--symref', '--', url], { timeoutMs: Math.min(this.timeoutMs, 30_000) }).then(
-      (out) => parseLsRemote(out.toString('utf8')),
-      (error: unknown) => {
-        if (error instanceof GitError && remoteFailure(error) === 'missing') return null;
-        throw error;
-      },
-    );
+    const value = this.listRefs(url, []);
     this.refCache.set(url, { at: Date.now(), value });
     value.catch(() => this.refCache.delete(url));
     if (this.refCache.size > 1000) this.refCache.clear();
@@ -105,42 +123,80 @@ export class GitSource {
   }
 
   /**
+   * The refs named `name` (branch, tag and its peeled commit; HEAD for null), asked of the remote
+   * alone: what a truncated listing cannot tell. Shared and kept briefly like other lookups.
+   */
+  namedRefs(url: string, name: string | null): Promise<RemoteRefs | null> {
+    const patterns = name === null ? ['HEAD'] : [`refs/heads/${name}`, `refs/tags/${name}`, `refs/tags/${name}^{}`];
+    return this.lookups.run(url, `refs:${name ?? ''}`, () => this.listRefs(url, patterns));
+  }
+
+  /**
+   * `git ls-remote --symref`, read as it comes and stopped past `maxRefs` lines (a host
+   * advertising a million refs otherwise grew this process by hundreds of MB).
+   */
+  private async listRefs(url: string, patterns: readonly string[]): Promise<RemoteRefs | null> {
+    const parser = new LsRemoteParser(this.maxRefs);
+    const result = await runGit(['ls-remote', '--symref', '--', url, ...patterns], {
+      timeoutMs: Math.min(this.timeoutMs, 30_000),
+      onStdout: (chunk) => parser.push(chunk),
+    });
+    if (result.code === 0 || result.stopped) return parser.end();
+    const error = new GitError(result.timedOut ? 'git ls-remote timed out' : 'git ls-remote failed', result.stderr, result.code);
+    if (remoteFailure(error) === 'missing') return null;
+    throw error;
+  }
+
+  /**
    * Whether the remote has a commit no branch or tag points at: the commit object alone is
    * fetched (depth 1, no trees) into a scratch repository. Throws a GitError when the host fails.
    */
-  async hasCommit(url: string, sha: string): Promise<boolean> {
-    const dir = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
-    try {
-      await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
-      await git(['-C', dir, 'fetch', '--quiet', '--depth=1', '--no-tags', '--filter=tree:0', '--', url, sha], { timeoutMs: Math.min(this.timeoutMs, 30_000) });
-      return true;
-    } catch (error) {
-      if (error instanceof GitError && remoteFailure(error) === 'missing') return false;
-      throw error;
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  hasCommit(url: string, sha: string): Promise<boolean> {
+    return this.lookups.run(url, `commit:${sha}`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
+      try {
+        await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
+        await git(['-C', dir, 'fetch', '--quiet', '--depth=1', '--no-tags', '--filter=tree:0', '--', url, sha], { timeoutMs: Math.min(this.timeoutMs, 30_000) });
+        return true;
+      } catch (error) {
+        if (error instanceof GitError && remoteFailure(error) === 'missing') return false;
+        throw error;
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
   }
 
-  /** Resolves an abbreviated SHA against the remote's history (commits only, no trees or blobs). */
-  async resolveAbbreviation(url: string, prefix: string): Promise<RefResolution> {
-    const dir = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
-    try {
-      await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
-      await git(['-C', dir, 'fetch', '--quiet', '--no-tags', '--filter=tree:0', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {
-        timeoutMs: this.timeoutMs,
-      });
-      const out = await git(['-C', dir, 'rev-list', '--all'], { timeoutMs: this.timeoutMs });
-      const matches = out
-        .toString('utf8')
-        .split('\n')
-        .filter((sha) => sha.startsWith(prefix.toLowerCase()));
-      if (matches.length > 1) return { kind: 'ambiguous', detail: `"${prefix}" abbreviates ${matches.length} commits` };
-      const [only] = matches;
-      return only ? { kind: 'found', commit: only, refName: only, refKind: 'commit' } : { kind: 'not_found' };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  /**
+   * Resolves an abbreviated SHA against the remote's history (commits only, no trees or blobs).
+   * The history is fetched once per repository at a time, and the answer (found or not) kept
+   * briefly: the same unknown abbreviation asked again does not fetch it again.
+   */
+  resolveAbbreviation(url: string, prefix: string): Promise<RefResolution> {
+    const lower = prefix.toLowerCase();
+    return this.lookups.run(url, `abbrev:${lower}`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
+      try {
+        await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
+        await git(['-C', dir, 'fetch', '--quiet', '--no-tags', '--filter=tree:0', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {
+          timeoutMs: this.timeoutMs,
+        });
+        // Only the objects the prefix names, never the whole history's list.
+        const named = await runGit(['-C', dir, 'rev-parse', `--disambiguate=${lower}`], { timeoutMs: this.timeoutMs });
+        const candidates = named.stdout.toString('latin1').split('\n').filter((sha) => /^[0-9a-f]{40}$/.test(sha));
+        const typed = candidates.length === 0 ? Buffer.alloc(0) : await git(['-C', dir, 'cat-file', '--batch-check=%(objecttype) %(objectname)'], { timeoutMs: this.timeoutMs, input: `${candidates.join('\n')}\n` });
+        const matches = typed
+          .toString('latin1')
+          .split('\n')
+          .filter((line) => line.startsWith('commit '))
+          .map((line) => line.slice(7));
+        if (matches.length > 1) return { kind: 'ambiguous', detail: `"${prefix}" abbreviates ${matches.length} commits` };
+        const [only] = matches;
+        return only ? { kind: 'found', commit: only, refName: only, refKind: 'commit' } : { kind: 'not_found' };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
   }
 
   /**
@@ -162,7 +218,8 @@ export class GitSource {
       try {
         await this.fetchInto(dir, url, commit, maxBlobBytes);
       } catch (error) {
-        if (error instanceof GitError && error.exitCode === null) throw error;
+        // A fresh repository would time out or be sent too much alike.
+        if (error instanceof FilterIgnoredError || (error instanceof GitError && error.exitCode === null)) throw error;
         repo = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
         try {
           await this.fetchInto(repo, url, commit, maxBlobBytes);
@@ -179,12 +236,36 @@ export class GitSource {
     }
   }
 
+  /**
+   * Fetches one commit with blobs over `maxBlobBytes` filtered out. A host that ignores the
+   * filter sends every blob: the fetch then goes on only while what it received stays within
+   * `maxBlobBytes` (the pack is kept, never unpacked, so its size is what arrived), and is
+   * stopped past it rather than download a repository whole.
+   */
   private async fetchInto(dir: string, url: string, commit: string, maxBlobBytes: number): Promise<void> {
     await mkdir(dir, { recursive: true });
     await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
-    await git(['-C', dir, 'fetch', '--quiet', '--depth=1', '--no-tags', `--filter=blob:limit=${maxBlobBytes}`, '--', url, commit], {
-      timeoutMs: this.timeoutMs,
-    });
+    const stop = new AbortController();
+    const filter: { ignored: boolean; unwatch: () => void } = { ignored: false, unwatch: () => undefined };
+    const result = await runGit(
+      ['-C', dir, '-c', 'fetch.unpackLimit=1', 'fetch', '--quiet', '--depth=1', '--no-tags', `--filter=blob:limit=${maxBlobBytes}`, '--', url, commit],
+      {
+        timeoutMs: this.timeoutMs,
+        signal: stop.signal,
+        onStderr: (text) => {
+          if (filter.ignored || !FILTER_IGNORED.test(text)) return;
+          filter.ignored = true;
+          filter.unwatch = stopPastBytes(join(dir, 'objects', 'pack'), maxBlobBytes, () => stop.abort());
+        },
+      },
+    );
+    filter.unwatch();
+    // A fetch may end before the watch looks: what it left is measured as well, and dropped if over.
+    if (result.stopped || (filter.ignored && (await packBytes(join(dir, 'objects', 'pack'))) > maxBlobBytes)) {
+      await rm(dir, { recursive: true, force: true });
+      throw new FilterIgnoredError(maxBlobBytes, result.stderr);
+    }
+    if (result.code !== 0) throw new GitError(result.timedOut ? 'git fetch timed out' : 'git fetch failed', result.stderr, result.code);
     await utimes(dir, new Date(), new Date());
   }
 
