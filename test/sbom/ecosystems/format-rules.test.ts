@@ -24,6 +24,28 @@ describe('lockfiles an analysis cannot fully read', () => {
     expect(property(doc, 'service:notice')).toContain('tools/Cargo.lock was not resolved (unparsable)');
   });
 
+  it('a malformed npm lockfile beside a good one is a diagnostic with its line and column, and the document is partial', async () => {
+    const good = JSON.stringify({ name: 'api', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'api', version: '1.0.0', dependencies: { ms: '^2.1.3' } }, 'node_modules/ms': { version: '2.1.3', resolved: 'https://registry.example.test/ms/-/ms-2.1.3.tgz' } } }, null, 2);
+    // Cut short mid-object, as an interrupted write leaves it.
+    const broken = '{\n  "name": "web",\n  "lockfileVersion": 3,\n  "packages": {\n    "": { "name": "web"';
+    const result = await analyze(
+      [
+        { path: 'api/package.json', content: '{"name":"api","version":"1.0.0","dependencies":{"ms":"^2.1.3"}}' },
+        { path: 'api/package-lock.json', content: good },
+        { path: 'web/package-lock.json', content: broken },
+      ],
+      'cyclonedx',
+    );
+    const problem = result.problems?.find((p) => p.path === 'web/package-lock.json');
+    expect(problem?.path).toBe('web/package-lock.json');
+    expect(typeof problem?.line).toBe('number');
+    expect(typeof problem?.column).toBe('number');
+    const doc = JSON.parse(result.document) as Doc & { components: { name: string }[] };
+    expect(doc.components.map((c) => c.name)).toContain('ms');
+    expect(property(doc, 'service:completeness')).toBe('partial_manifest_inventory');
+    expect(JSON.parse(property(doc, 'service:resolutions'))).toContainEqual(expect.objectContaining({ manifest: 'web/package-lock.json', outcome: 'unparsable' }));
+  });
+
   it('format versions newer than the readers know are said and read as the newest known', async () => {
     const result = await analyze(fixtureSet(FIXTURES, 'future-versions'), 'cyclonedx');
     expect(result.problems).toEqual([]);

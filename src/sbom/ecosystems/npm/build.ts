@@ -10,7 +10,7 @@ import { parseYarnLock } from './parse-yarn-lock.js';
 import { deriveScopes } from '../../scopes.js';
 import { rangeMismatches } from './ranges.js';
 import { guardParse } from '../../safe-parse.js';
-import { LimitExceededError } from '../../types.js';
+import { AnalysisError, LimitExceededError, type FileProblem } from '../../types.js';
 
 /** A manifest no lockfile covers, with the workspace members it declares (resolved together). */
 export interface StandaloneProject {
@@ -72,6 +72,8 @@ export async function buildInventory(
   detection: Detection,
   resolveStandalone: (project: StandaloneProject) => Promise<StandaloneOutcome>,
   onManifestDone: () => void,
+  /** Where a lockfile that could not be parsed is reported (with line and column where known). */
+  problems: FileProblem[] = [],
 ): Promise<Inventory> {
   const inventory = emptyInventory();
   for (const u of detection.unreadable) inventory.notices.push(`${u.path}: ${u.reason}`);
@@ -92,6 +94,8 @@ export async function buildInventory(
       // with a notice that names the file only (the parser's own message may quote internals).
       if (error instanceof LimitExceededError) throw error;
       inventory.notices.push(`${file.path} could not be parsed`);
+      // Its diagnostic (the analysis then marks the document partial, as for every ecosystem).
+      problems.push(...(error instanceof AnalysisError && error.problems.length > 0 ? error.problems : [{ path: file.path, reason: 'malformed' }]));
       continue;
     }
     parsedFiles.push(parsed);

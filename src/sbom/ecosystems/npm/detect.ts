@@ -4,7 +4,7 @@ import { isPackageLock, type PackageLock } from './parse-npm-lock.js';
 import { isPnpmLock } from './parse-pnpm-lock.js';
 import { isYarnLock } from './parse-yarn-lock.js';
 import { parseJson as parseJsonStrict, parseJsonc, parseYaml } from '../../safe-parse.js';
-import { LimitExceededError, type InputFile } from '../../types.js';
+import { AnalysisError, LimitExceededError, type InputFile } from '../../types.js';
 
 export type DetectedFile =
   | { readonly path: string; readonly kind: 'package-json'; readonly data: Record<string, unknown> }
@@ -19,17 +19,32 @@ export type DetectedKind = DetectedFile['kind'];
 export interface Detection {
   readonly files: DetectedFile[];
   /** Files that look like a manifest or lockfile but could not be read, with the reason. */
-  readonly unreadable: { readonly path: string; readonly reason: string }[];
+  readonly unreadable: Unreadable[];
+}
+
+/** A file named like a manifest or lockfile that could not be read: why, and where when the parser said. */
+export interface Unreadable {
+  readonly path: string;
+  readonly reason: string;
+  readonly line?: number;
+  readonly column?: number;
 }
 
 /** Parsed data, or undefined when the text is not valid; a file over a limit fails the analysis. */
-function attempt(parse: () => unknown): unknown {
+function attempt(parse: () => unknown, failed?: (error: unknown) => void): unknown {
   try {
     return parse();
   } catch (error) {
     if (error instanceof LimitExceededError) throw error;
+    failed?.(error);
     return undefined;
   }
+}
+
+/** Where a JSON syntax error is, as the strict parser reported it. */
+function positionOfFailure(error: unknown): { line?: number; column?: number } {
+  const problem = error instanceof AnalysisError ? error.problems[0] : undefined;
+  return { ...(problem?.line === undefined ? {} : { line: problem.line }), ...(problem?.column === undefined ? {} : { column: problem.column }) };
 }
 
 const MANIFEST_KEYS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
@@ -57,7 +72,7 @@ export const NPM_FILE_NAMES: ReadonlySet<string> = new Set([
   'bun.lockb',
 ]);
 
-export type Classified = DetectedFile | { readonly path: string; readonly unreadable: string } | null;
+export type Classified = DetectedFile | { readonly path: string; readonly unreadable: string; readonly line?: number; readonly column?: number } | null;
 
 /** What one file is to npm: a manifest or lockfile, a named one it cannot read, or nothing. */
 export function classifyNpmFile(file: InputFile): Classified {
@@ -67,8 +82,12 @@ export function classifyNpmFile(file: InputFile): Classified {
   if (name === 'bun.lockb') {
     return { path: file.path, unreadable: 'the binary bun.lockb is not readable; upload the text bun.lock (bun 1.2+)' };
   }
+  let where: { line?: number; column?: number } = {};
   if (start === '{') {
-    const json = attempt(() => parseJsonStrict(file.path, text));
+    const json = attempt(
+      () => parseJsonStrict(file.path, text),
+      (error) => (where = positionOfFailure(error)),
+    );
     if (isPackageLock(json)) return { path: file.path, kind: 'npm-lock', data: json };
     if (isObject(json) && (name === 'package.json' || looksLikeManifest(json))) return { path: file.path, kind: 'package-json', data: json };
     const jsonc = json === undefined ? attempt(() => parseJsonc(file.path, text)) : json;
@@ -81,7 +100,7 @@ export function classifyNpmFile(file: InputFile): Classified {
     const packages = workspacePackages(file.path, text);
     if (packages !== null) return { path: file.path, kind: 'pnpm-workspace', packages };
   }
-  return NPM_FILE_NAMES.has(name) ? { path: file.path, unreadable: `not a readable ${name}` } : null;
+  return NPM_FILE_NAMES.has(name) ? { path: file.path, unreadable: `not a readable ${name}`, ...where } : null;
 }
 
 /** Recognises manifests and lockfiles by name and by content; anything else is skipped. */
@@ -91,7 +110,10 @@ export function detect(files: readonly InputFile[]): Detection {
   for (const file of files) {
     const classified = classifyNpmFile(file);
     if (classified === null) continue;
-    if ('unreadable' in classified) unreadable.push({ path: classified.path, reason: classified.unreadable });
+    if ('unreadable' in classified) {
+      const { path, unreadable: reason, line, column } = classified;
+      unreadable.push({ path, reason, ...(line === undefined ? {} : { line }), ...(column === undefined ? {} : { column }) });
+    }
     else detected.push(classified);
   }
   return { files: detected, unreadable };

@@ -44,7 +44,7 @@ export function npmEcosystem(options: NpmEcosystemOptions): Ecosystem {
     },
     async build(files, ctx) {
       const detection = detect(files);
-      const problems: FileProblem[] = detection.unreadable.map((u) => ({ path: u.path, reason: 'malformed', message: u.reason }));
+      const problems: FileProblem[] = detection.unreadable.map((u) => ({ ...u, reason: 'malformed', message: u.reason }));
       const resolver = options.resolver;
       const inventory = await buildInventory(
         detection,
@@ -55,6 +55,7 @@ export function npmEcosystem(options: NpmEcosystemOptions): Ecosystem {
                 failed: { manifest: project.manifest.path, outcome: 'resolution_failed', detail: 'no registry is available to resolve it' },
               }),
         ctx.onManifestDone,
+        problems,
       );
       return { inventory, problems };
     },
