@@ -104,7 +104,8 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
           querystring: NO_QUERY_PARAMETERS,
           response: {
             202: json('The job was accepted (or an Idempotency-Key replayed it); Location names it.', JobSnapshotSchema),
-            ...problemResponses(...AUTHENTICATED_PROBLEMS, 409),
+            // 503: too many large uploads at once (Retry-After says when to try again).
+            ...problemResponses(...AUTHENTICATED_PROBLEMS, 409, 503),
           },
           'x-service-cost': { weight: 5, class: 'standard' },
         },
