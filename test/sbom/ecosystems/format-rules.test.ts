@@ -59,6 +59,55 @@ describe('lockfiles an analysis cannot fully read', () => {
     expect(notice).toContain('api/Pipfile.lock: Pipfile.lock format version 7 is newer than this reader knows; it was read as version 6');
   });
 
+  it('pnpm and yarn berry lockfiles of a later format are said and read as the newest known', async () => {
+    const pnpm = [
+      "lockfileVersion: '10.0'",
+      '',
+      'importers:',
+      '  .:',
+      '    dependencies:',
+      '      ms:',
+      '        specifier: ^2.1.3',
+      '        version: 2.1.3',
+      '',
+      'packages:',
+      '  ms@2.1.3:',
+      '    resolution: {integrity: sha512-6FlzubTLZG3J2a/NVCAleEhjzq5oxgHyaCU9yYXvcLsvoVaHJq/s5xXI6/XXP6tz7R9xAOtHnSO/tXtF3WRTlA==}',
+      '',
+      'snapshots:',
+      '  ms@2.1.3: {}',
+      '',
+    ].join('\n');
+    const berry = [
+      '__metadata:',
+      '  version: 11',
+      '  cacheKey: 10c0',
+      '',
+      '"ms@npm:^2.1.3":',
+      '  version: 2.1.3',
+      '  resolution: "ms@npm:2.1.3"',
+      '  checksum: 10c0/d924b57e7312b3b63ad21fc5b3dc0af5e78d61a1fc7cfb5457edaf26326bf62be5307cc87ffb6862ef1c2b33b0233cdb5d4f01c4c958cc0d660948b65a287a48',
+      '  languageName: node',
+      '  linkType: hard',
+      '',
+    ].join('\n');
+    const manifest = '{"name":"app","version":"1.0.0","dependencies":{"ms":"^2.1.3"}}';
+    const result = await analyze(
+      [
+        { path: 'a/package.json', content: manifest },
+        { path: 'a/pnpm-lock.yaml', content: pnpm },
+        { path: 'b/package.json', content: manifest },
+        { path: 'b/yarn.lock', content: berry },
+      ],
+      'cyclonedx',
+    );
+    const doc = JSON.parse(result.document) as Doc & { components: { name: string; version?: string }[] };
+    expect(doc.components.filter((c) => c.name === 'ms').map((c) => c.version)).toEqual(['2.1.3', '2.1.3']);
+    const notice = property(doc, 'service:notice');
+    expect(notice).toContain('a/pnpm-lock.yaml: pnpm-lock.yaml format version 10.0 is newer than this reader knows; it was read as version 9.0');
+    expect(notice).toContain('b/yarn.lock: yarn.lock format version 11 is newer than this reader knows; it was read as version 10');
+  });
+
   it('a version the format declares incompatible (uv’s version, Poetry’s major) is a diagnostic, not read', async () => {
     const failed = await analyze(fixtureSet(FIXTURES, 'incompatible-versions'), 'cyclonedx').catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(AnalysisError);

@@ -1,3 +1,4 @@
+import { newerFormatNotice } from '../format-version.js';
 import type { Declaration, EdgeKind, Occurrence } from '../../model.js';
 import { parseYamlDocuments, StructureBounds } from '../../safe-parse.js';
 import {
@@ -34,6 +35,9 @@ interface ImporterDeps {
 export function isPnpmLock(content: string): boolean {
   return /^lockfileVersion:\s*['"]?\d/m.test(content) && /^(importers|packages|dependencies|specifiers|snapshots):/m.test(content);
 }
+
+/** The first lockfile major this reader does not know (pnpm 9 to 11 write 9.0). */
+const NEXT_PNPM_MAJOR = 10;
 
 function dialectOf(version: string): Dialect {
   const major = Number.parseFloat(version);
@@ -302,5 +306,7 @@ export function parsePnpmLock(ctx: ParseContext, content: string): ParsedLockfil
     for (const d of missingRequirements(manifest, has)) unresolved.push(d);
   }
 
+  // pnpm reads a newer lockfile minor as its own and converts older ones; a later major is read as 9.0, said.
+  if (Number.parseFloat(version) >= NEXT_PNPM_MAJOR) notices.push(newerFormatNotice(ctx.path, 'pnpm-lock.yaml', version, '9.0'));
   return parsedLockfile(ctx.path, 'pnpm-lock', version, { occurrences, roots, notices, covers, unresolved, scopesRecorded });
 }

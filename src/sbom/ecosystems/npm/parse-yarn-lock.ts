@@ -1,3 +1,4 @@
+import { newerFormatNotice } from '../format-version.js';
 import type * as YarnParsers from '@yarnpkg/parsers';
 import picomatch from 'picomatch';
 import { declaredDependencies, type Manifest } from './manifest.js';
@@ -69,6 +70,9 @@ function berryResolved(resolution: string): { source: Occurrence['source']; reso
   if (range.startsWith('file:')) return { source: 'file', resolved: range };
   return { source: classifySpec(range), resolved: range };
 }
+
+/** The newest berry `__metadata.version` this reader has seen written (Yarn 4). */
+const NEWEST_BERRY_METADATA = 10;
 
 export function parseYarnLock(ctx: ParseContext, content: string): ParsedLockfile {
   checkIndentationDepth(ctx.path, content);
@@ -215,6 +219,10 @@ export function parseYarnLock(ctx: ParseContext, content: string): ParsedLockfil
     }
   }
 
+  // Yarn rewrites an older berry lockfile and refuses none it can parse; a newer cache version is read as the newest known, said.
+  if (berry && Number(metadataVersion) > NEWEST_BERRY_METADATA) {
+    notices.push(newerFormatNotice(ctx.path, 'yarn.lock', metadataVersion ?? '', String(NEWEST_BERRY_METADATA)));
+  }
   return parsedLockfile(ctx.path, berry ? 'yarn-berry' : 'yarn-classic', metadataVersion, { occurrences, roots, notices, covers, unresolved, scopesRecorded: false });
 }
 
