@@ -4,7 +4,20 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * Test files whose assertions measure time (growth ratios, latency beside a hostile upload): they
  * run after the others, one at a time, so that no neighbouring test file takes their CPU.
  */
-const TIMED = ['test/sbom/hostile-api.test.ts', 'test/sbom/parsers-linear.test.ts', 'test/sbom/ecosystems/*/hostile.test.ts'];
+const TIMED = [
+  'test/sbom/hostile-api.test.ts',
+  'test/sbom/parsers-linear.test.ts',
+  'test/sbom/ecosystems/*/hostile.test.ts',
+  // Hostile requests, packages and sites measured against probes of the same process.
+  'test/inventory/deep-paths.test.ts',
+  'test/inventory/git-bounds.test.ts',
+  'test/inventory/glob-linear.test.ts',
+  'test/inventory/grep-dos.test.ts',
+  'test/inventory/robots-dos.test.ts',
+  'test/inventory/sitemap-bounds.test.ts',
+  'test/http/upload-concurrency.test.ts',
+  'test/http/upload-errors.test.ts',
+];
 
 const shared = {
   setupFiles: ['test/leak-guard.ts'],
