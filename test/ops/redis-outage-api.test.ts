@@ -21,6 +21,11 @@ describe('the API while Redis is down', () => {
   it('accepts jobs, serves snapshots, refuses event streams with 503 and Retry-After, and recovers by itself', async () => {
     const { h, token, base } = s;
     const auth = { authorization: `Bearer ${token}` };
+    // The same requests while Redis answers: what "prompt" means on this machine now (a loaded
+    // two-core machine answers in seconds what an idle one answers in milliseconds).
+    const [before, submitBaseline] = await timed(() => submitJob(h, token));
+    const [, statusBaseline] = await timed(() => h.app.inject({ method: 'GET', url: `${JOBS}/${before.id}`, headers: auth }));
+    const prompt = Math.max(2_000, 8 * Math.max(submitBaseline, statusBaseline));
     await s.stopRedis();
     const [job, submitMs] = await timed(() => submitJob(h, token));
     const [status, statusMs] = await timed(() => h.app.inject({ method: 'GET', url: `${JOBS}/${job.id}`, headers: auth }));
@@ -29,7 +34,8 @@ describe('the API while Redis is down', () => {
     expect(events.statusCode).toBe(503);
     expect(events.headers['retry-after']).toBe('5');
     expect(events.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
-    for (const ms of [submitMs, statusMs, eventsMs]) expect(ms).toBeLessThan(2_000);
+    // Answered while Redis is still down (none waits for it to come back), and promptly.
+    for (const ms of [submitMs, statusMs, eventsMs]) expect(ms).toBeLessThan(prompt);
 
     // Redis comes back empty: the job committed in Postgres is enqueued by the reconciler and runs.
     await s.restartRedis();
