@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/commands/sbom-inputs.js';
 import { JOBS_PATH, type JobSnapshot } from '../../src/jobs/snapshot.js';
@@ -13,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { startStreamingHarness, type StreamingHarness } from '../helpers/jobs.js';
 import { CORPUS_DIR, startRecordedRegistry, type RecordedRegistry } from '../helpers/recorded-registry.js';
-import { deleteKeysUnder, REDIS_URL } from '../helpers/services.js';
+import { deleteKeysOnSharedRedis, REDIS_URL } from '../helpers/services.js';
 import { startApi, startService, type ApiClient, type ServiceProcess } from '../helpers/service-processes.js';
 import { SseClient } from '../helpers/sse.js';
 
@@ -121,13 +120,7 @@ describe.skipIf(!existsSync(SET))('the CLI and the service processes, on a real 
     await registry?.close();
     await database?.drop();
     if (cache !== undefined) await rm(cache, { recursive: true, force: true });
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    try {
-      await redis.connect();
-      await deleteKeysUnder(redis, prefix);
-    } finally {
-      redis.disconnect();
-    }
+    await deleteKeysOnSharedRedis(prefix);
   });
 
   /** A job of the running service: its final snapshot and result. */

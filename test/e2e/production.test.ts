@@ -15,7 +15,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListResponseType, ReadResponseType } from '../../src/inventory/schemas.js';
 import { JOBS_PATH, type JobSnapshot } from '../../src/jobs/snapshot.js';
@@ -24,7 +23,7 @@ import { startAllRegistries, type AllRegistries, type FixtureTarget } from '../h
 import { freePort } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { ensureBuilt, startShippedService, type ShippedService } from '../helpers/shipped-service.js';
-import { deleteKeysUnder, REDIS_URL } from '../helpers/services.js';
+import { deleteKeysOnSharedRedis, REDIS_URL } from '../helpers/services.js';
 import { officialSpdxSchema } from '../helpers/spdx-schema.js';
 import { SseClient } from '../helpers/sse.js';
 import { LOCKFILE_SAMPLES, type LockfileSample } from './lockfiles.js';
@@ -196,13 +195,7 @@ afterAll(async () => {
   await Promise.allSettled([...prepared.values(), ...jobs.values()]);
   await Promise.all([fixtures?.close(), database?.drop(), gitCache === '' ? undefined : rm(gitCache, { recursive: true, force: true })]);
   // The service's queues and job schedulers stay in Redis after it stops: the test leaves none behind.
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    await deleteKeysUnder(redis, prefix);
-  } finally {
-    redis.disconnect();
-  }
+  await deleteKeysOnSharedRedis(prefix);
 }, 60_000);
 
 const SOURCES = ['npm', 'pypi', 'crates', 'go', 'maven', 'rubygems', 'nuget', 'packagist', 'pub', 'hex', 'git', 'site'];

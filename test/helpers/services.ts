@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { fileURLToPath } from 'node:url';
 
 /** Where the test suite finds Postgres and Redis (the same defaults as the service). */
@@ -34,4 +34,15 @@ export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<voi
     cursor = next;
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
+}
+
+/** Deletes every key under `prefix:` on the shared Redis, through a connection of its own (a test's leftovers after its processes stopped). */
+export async function deleteKeysOnSharedRedis(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    await deleteKeysUnder(redis, prefix);
+  } finally {
+    redis.disconnect();
+  }
 }

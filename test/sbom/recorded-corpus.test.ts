@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { PackageURL } from 'packageurl-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/commands/sbom-inputs.js';
@@ -11,7 +10,7 @@ import { cycloneDxProblems } from '../../src/sbom/validate/cyclonedx.js';
 import { spdxProblems } from '../../src/sbom/validate/spdx.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { CORPUS_DIR, loadRecording, startRecordedRegistry, type RecordedRegistry } from '../helpers/recorded-registry.js';
-import { deleteKeysUnder, REDIS_URL } from '../helpers/services.js';
+import { deleteKeysOnSharedRedis, REDIS_URL } from '../helpers/services.js';
 import { JOBS, startApi, startService, type ApiClient, type ServiceProcess } from '../helpers/service-processes.js';
 import { officialSpdxSchema } from '../helpers/spdx-schema.js';
 import { SseClient } from '../helpers/sse.js';
@@ -109,13 +108,7 @@ describe.skipIf(!corpusPresent)('the JavaScript corpus through a running service
     await Promise.all([api?.stop(), worker?.stop()]);
     await registry?.close();
     await database?.drop();
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    try {
-      await redis.connect();
-      await deleteKeysUnder(redis, prefix);
-    } finally {
-      redis.disconnect();
-    }
+    await deleteKeysOnSharedRedis(prefix);
   });
 
   const result = (set: string, format: OutputFormat): { snapshot: JobSnapshot; body: string } => {
