@@ -5,7 +5,6 @@ COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json vit
 COPY src ./src
 COPY console ./console
 COPY scripts ./scripts
-COPY workers ./workers
 COPY migrations ./migrations
 RUN npm ci && npm prune --omit=dev
 

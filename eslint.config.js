@@ -29,7 +29,7 @@ export default tseslint.config(
   {
     // One HTTP stack (src/net): product code never reaches the process-global dispatcher, which is
     // Node's bundled undici when its fetch ran first, nor the global fetch that uses it.
-    files: ['src/**/*.ts', 'workers/**/*.ts'],
+    files: ['src/**/*.ts'],
     rules: {
       'no-restricted-globals': ['error', { name: 'fetch', message: 'Use a dispatcher from src/net (or a registry client) instead of the global fetch.' }],
       'no-restricted-properties': [

@@ -22,9 +22,13 @@ const TIMED = [
 const shared = {
   setupFiles: ['test/leak-guard.ts'],
   pool: 'forks' as const,
-  testTimeout: 30_000,
+  // Tests assert order and progress; on a loaded 2-core machine (two suites side by side) a test
+  // that starts worker pools or several processes can take well over 30 s without being stuck.
+  testTimeout: 60_000,
   hookTimeout: 60_000,
   teardownTimeout: 30_000,
+  // Service processes the tests start inherit it: no advisory sync from OSV's public bucket.
+  env: { ADVISORY_DB_URL: 'off' },
 };
 
 export default defineConfig({

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyze } from '../src/sbom/analyze.js';
-import { AnalysisError, type InputFile } from '../src/sbom/types.js';
+import { AnalysisError, type InputFile } from '../src/model/types.js';
 
 const corpus = resolve(process.env['CORPUS_DIR'] ?? fileURLToPath(new URL('../../shared/corpus', import.meta.url)));
 const verbose = process.argv.includes('--verbose');

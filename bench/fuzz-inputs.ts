@@ -8,9 +8,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { GREP_LIMITS, checkPattern, GrepPatternError } from '../src/inventory/grep.js';
-import { InventoryIndex, type StoredEntry } from '../src/inventory/query.js';
-import { parseSelection } from '../src/inventory/selection.js';
+import { GREP_LIMITS, checkPattern, GrepPatternError } from '../src/inventory/query/grep.js';
+import { InventoryIndex, type StoredEntry } from '../src/inventory/query/query.js';
+import { parseSelection } from '../src/inventory/query/selection.js';
 import { parseTarget } from '../src/inventory/targets.js';
 import { createGrepPool, GrepTaskOverBudget } from '../src/threads/grep-pool.js';
 
@@ -57,7 +57,7 @@ function hostileIndex(): InventoryIndex {
 }
 
 /** Selectors parsed and matched over hostile paths, timed on this thread (where the API runs them). */
-export function selectorCampaign(options: CampaignOptions): InputTally {
+export async function selectorCampaign(options: CampaignOptions): Promise<InputTally> {
   const t = tally();
   const keep = keeper(options.out, 'selectors');
   const index = hostileIndex();
@@ -69,7 +69,7 @@ export function selectorCampaign(options: CampaignOptions): InputTally {
     try {
       const selection = parseSelection({ paths, recursive: true, limit: 500 }, parsed.target);
       if (selection.ok) {
-        index.page(selection.selection, null);
+        await index.page(selection.selection, null);
         t.answered++;
       } else t.refused++;
     } catch (error) {

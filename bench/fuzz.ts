@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import { AnalysisError, LimitExceededError, OUTPUT_FORMATS, type InputFile } from '../src/sbom/types.js';
+import { AnalysisError, LimitExceededError, OUTPUT_FORMATS, type InputFile } from '../src/model/types.js';
 import { createAnalysisPool } from '../src/threads/analysis-pool.js';
 import { FORMATS, mutatedUpload, type FuzzFormat } from '../test/fuzz/mutations.js';
 import { patternCampaign, selectorCampaign, type InputTally } from './fuzz-inputs.js';
@@ -120,7 +120,7 @@ if (Object.keys(rows).length > 0) console.table(
 console.log(`budget ${budgetMs} ms, heap ${heapMb} MB, ${threads} threads; crashing and over-budget inputs under ${values.out}`);
 const inputs: Record<string, InputTally> = {};
 const options = { runs: Math.min(runs, 1000), seed: Number(values.seed), budgetMs, heapMb, threads, out: values.out };
-if (kinds.has('selectors')) inputs['selectors'] = selectorCampaign(options);
+if (kinds.has('selectors')) inputs['selectors'] = await selectorCampaign(options);
 if (kinds.has('patterns')) inputs['grep patterns'] = await patternCampaign(options);
 if (kinds.has('robots')) inputs['robots.txt'] = await robotsCampaign(options);
 if (Object.keys(inputs).length > 0) console.table(inputs);

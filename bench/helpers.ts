@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -52,20 +53,49 @@ export function peakRssMb(pid: number): number {
   return kb / 1024;
 }
 
-/** Loads a URL with autocannon (100 connections, 10 s unless overridden), prints and returns req/s. */
-export async function load(title: string, options: autocannon.Options): Promise<number> {
-  const result = await autocannon({ connections: 100, duration: 10, ...options });
-  const non2xx = result.non2xx + result.errors;
-  console.log(
-    `${title.padEnd(40)} ${result.requests.average.toFixed(0).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms` +
-      (non2xx > 0 ? `  (${non2xx} non-2xx/errors)` : ''),
-  );
-  return result.requests.average;
+/** The machine's load averages (1, 5, 15 min), printed beside every figure: the machine is shared. */
+export function loadAverage(): string {
+  return `load ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}`;
 }
 
-/** Resolves once `url` answers 2xx (a freshly spawned server). */
-export async function waitForHttp(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+/** One autocannon run's figures, with the load average at its end. */
+export interface LoadRun {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** Non-2xx answers, errors and timeouts: a run with any is not a figure. */
+  readonly failed: number;
+  readonly load: string;
+}
+
+/** Runs autocannon (100 connections, 10 s unless overridden) and returns its figures. */
+export async function loadRun(options: autocannon.Options): Promise<LoadRun> {
+  const result = await autocannon({ connections: 100, duration: 10, ...options });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.non2xx + result.errors + result.timeouts,
+    load: loadAverage(),
+  };
+}
+
+const describe = (run: LoadRun): string =>
+  `${run.rps.toFixed(0).padStart(6)} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms  (${run.load})` + (run.failed > 0 ? `  ${run.failed} non-2xx/errors` : '');
+
+/** Loads a URL with autocannon (100 connections, 10 s unless overridden), prints and returns req/s. */
+export async function load(title: string, options: autocannon.Options): Promise<number> {
+  const run = await loadRun(options);
+  console.log(`${title.padEnd(40)} ${describe(run)}`);
+  return run.rps;
+}
+
+/** Resolves once `url` answers 2xx (a freshly spawned server); a loaded machine can take tens of seconds to start one. */
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -76,19 +106,168 @@ export async function waitForHttp(url: string): Promise<void> {
   throw new Error(`${url} did not answer`);
 }
 
+/** A process whose CPU use a benchmark watches. */
+export interface Watched {
+  readonly name: string;
+  readonly pid: number;
+}
+
+/** The CPU time (user + system, ms) a process has used so far, from /proc/<pid>/stat; null once it is gone. */
+export function processCpuMs(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the command (which may hold spaces): state is the first, utime the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
+}
+
+export interface IdleOptions {
+  /** Length of one sampling window (1 s). */
+  readonly windowMs?: number;
+  /** Largest share of one core a process may use over a window and count as idle (5 %). */
+  readonly maxShare?: number;
+  /** Give up (throw) after this long (180 s): a service that never settles makes no ceiling. */
+  readonly deadlineMs?: number;
+}
+
 /**
- * The ceiling figures are measured against: a Fastify hello-world in its own process, loaded like
- * the service. The child is pushed to `children` (the caller stops it).
+ * Resolves once every watched process used less than `maxShare` of a core over one window
+ * (preparation, text indexing, Postgres writes behind them all over); returns what each used in
+ * that window. Throws, naming the busy processes, when that has not happened by the deadline,
+ * or when a watched process has ended.
  */
-export async function helloWorldCeiling(children: ChildProcess[], port: number): Promise<number> {
+export async function waitUntilIdle(watched: readonly Watched[], options: IdleOptions = {}): Promise<string> {
+  const { windowMs = 1_000, maxShare = 0.05, deadlineMs = 180_000 } = options;
+  const deadline = performance.now() + deadlineMs;
+  const read = (): number[] =>
+    watched.map(({ name, pid }) => {
+      const cpu = processCpuMs(pid);
+      if (cpu === null) throw new Error(`${name} (pid ${pid}) is not running: it cannot be waited for`);
+      return cpu;
+    });
+  for (;;) {
+    const before = read();
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const after = read();
+    const elapsed = performance.now() - started;
+    const shares = watched.map((w, i) => ({ name: w.name, share: ((after[i] ?? 0) - (before[i] ?? 0)) / elapsed }));
+    const last = shares.map((s) => `${s.name} ${(s.share * 100).toFixed(0)} %`).join(', ');
+    if (shares.every((s) => s.share < maxShare)) return last;
+    if (performance.now() > deadline) {
+      throw new Error(`not idle after ${(deadlineMs / 1000).toFixed(0)} s (CPU over the last ${windowMs} ms: ${last}; at most ${maxShare * 100} % of a core each): no ceiling can be taken`);
+    }
+  }
+}
+
+/** A Fastify hello-world in its own process: the ceiling every HTTP figure is given against. */
+export interface HelloWorld extends Watched {
+  readonly url: string;
+}
+
+/** Starts the ceiling's hello-world on `port`; the child is pushed to `children` (the caller stops it). */
+export async function startHelloWorld(children: ChildProcess[], port: number): Promise<HelloWorld> {
   const hello = spawn(
     process.execPath,
     ['-e', `require('fastify')().get('/', async () => ({ hello: 'world' })).listen({ port: ${port}, host: '127.0.0.1' }).then((a) => console.log(a))`],
     { stdio: ['ignore', 'pipe', 'inherit'], cwd: fileURLToPath(new URL('..', import.meta.url)) },
   );
-  children.push(hello);
+  children.push(supervise(hello, 'hello-world'));
   const [url] = (await once(hello.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
-  return load('fastify hello-world (ceiling)', { url: url.toString().trim() });
+  (hello.stdout as NodeJS.ReadableStream).resume();
+  return { name: 'hello-world', pid: hello.pid ?? 0, url: url.toString().trim() };
+}
+
+export interface Comparison {
+  readonly title: string;
+  readonly rounds: readonly { readonly ceiling: LoadRun; readonly measured: LoadRun; readonly ratio: number; readonly cpuRatio: number }[];
+  readonly medianRatio: number;
+  /** The hello-world's CPU per request over the service's (all its processes'), median over the rounds. */
+  readonly medianCpuRatio: number;
+  /** The measured side's worst p99 over the rounds. */
+  readonly worstP99: number;
+}
+
+export interface AlternateOptions {
+  readonly title: string;
+  readonly ceiling: HelloWorld;
+  /** What is measured (its url, method, headers, body); connections and duration are the ceiling's. */
+  readonly measured: autocannon.Options;
+  /** The service's processes: they, and the hello-world, must be idle before each run. */
+  readonly idle: readonly Watched[];
+  /** Rounds of ceiling then measure (at least 2; BENCH_ROUNDS, else 3). */
+  readonly rounds?: number;
+  readonly connections?: number;
+  readonly duration?: number;
+}
+
+/** BENCH_ROUNDS, else `fallback`; never fewer than 2. */
+export function benchRounds(fallback = 3): number {
+  const rounds = Number(process.env['BENCH_ROUNDS'] ?? fallback);
+  return Number.isInteger(rounds) && rounds >= 2 ? rounds : fallback;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? Number.NaN) + (sorted[mid] ?? Number.NaN)) / 2;
+}
+
+/**
+ * A ratio that cannot flatter: rounds of the hello-world ceiling then the measured request,
+ * same connections and duration, each run started only once the service and the hello-world are
+ * idle; both sides are warmed first. Prints each round (ceiling, measured, ratio, p99, load
+ * average) and the median ratio. A run with any non-2xx answer or error throws.
+ */
+export async function alternate(options: AlternateOptions): Promise<Comparison> {
+  const { title, ceiling, measured, connections = 100, duration = 10 } = options;
+  const rounds = Math.max(2, options.rounds ?? benchRounds());
+  const watched = [...options.idle, ceiling];
+  const checked = async (what: string, run: Promise<LoadRun>): Promise<LoadRun> => {
+    const figures = await run;
+    if (figures.failed > 0) throw new Error(`${title}: ${what} had ${figures.failed} non-2xx answers or errors; the figure would not be the route's`);
+    return figures;
+  };
+  console.log(`${title}: ${rounds} rounds of hello-world then measured, ${connections} connections, ${duration} s each`);
+  await checked('warm-up', loadRun({ url: ceiling.url, connections: 10, duration: 2 }));
+  await checked('warm-up', loadRun({ ...measured, connections: 10, duration: 2 }));
+  const results: Comparison['rounds'][number][] = [];
+  // CPU per request of the serving processes: on a shared machine it moves less than req/s does.
+  const costed = async (processes: readonly Watched[], run: () => Promise<LoadRun>): Promise<{ figures: LoadRun; msPerRequest: number; parts: string }> => {
+    const before = processes.map((p) => processCpuMs(p.pid) ?? 0);
+    const figures = await run();
+    const spent = processes.map((p, i) => ((processCpuMs(p.pid) ?? 0) - (before[i] ?? 0)) / (figures.rps * duration));
+    const parts = processes.length > 1 ? ` (${processes.map((p, i) => `${p.name} ${(spent[i] ?? 0).toFixed(3)}`).join(', ')})` : '';
+    return { figures, msPerRequest: spent.reduce((a, b) => a + b, 0), parts };
+  };
+  for (let round = 1; round <= rounds; round++) {
+    const idleCeiling = await waitUntilIdle(watched);
+    const hello = await costed([ceiling], () => checked('the ceiling', loadRun({ url: ceiling.url, connections, duration })));
+    const idleMeasured = await waitUntilIdle(watched);
+    const run = await costed(options.idle, () => checked('the measured run', loadRun({ ...measured, connections, duration })));
+    const ratio = run.figures.rps / hello.figures.rps;
+    results.push({ ceiling: hello.figures, measured: run.figures, ratio, cpuRatio: hello.msPerRequest / run.msPerRequest });
+    console.log(`  round ${round}  ceiling  ${describe(hello.figures)}  CPU ${hello.msPerRequest.toFixed(3)} ms/req  [idle before: ${idleCeiling}]`);
+    console.log(
+      `           measured ${describe(run.figures)}  CPU ${run.msPerRequest.toFixed(3)} ms/req${run.parts}  [idle before: ${idleMeasured}]  ` +
+        `ratio ${(ratio * 100).toFixed(1)} % (by CPU per request ${((hello.msPerRequest / run.msPerRequest) * 100).toFixed(1)} %)`,
+    );
+  }
+  const comparison = {
+    title,
+    rounds: results,
+    medianRatio: median(results.map((r) => r.ratio)),
+    medianCpuRatio: median(results.map((r) => r.cpuRatio)),
+    worstP99: Math.max(...results.map((r) => r.measured.p99)),
+  };
+  console.log(
+    `  ${title}: median ${(comparison.medianRatio * 100).toFixed(1)} % of the hello-world (by CPU per request ${(comparison.medianCpuRatio * 100).toFixed(1)} %), worst p99 ${comparison.worstP99} ms`,
+  );
+  return comparison;
 }
 
 /**
@@ -101,13 +280,21 @@ const stopping = new WeakSet<ChildProcess>();
 
 /** Ends the benchmark with a message when a service process dies on its own (bad configuration, crash). */
 export function supervise(child: ChildProcess, name: string): ChildProcess {
+  supervised.add(child);
   child.once('exit', (code, signal) => {
+    supervised.delete(child);
     if (stopping.has(child)) return;
     console.error(`${name} exited unexpectedly (code ${String(code)}, signal ${String(signal)}); its output is above`);
     process.exit(1);
   });
   return child;
 }
+
+/** Children still running; a benchmark that fails (a server that never answered, a thrown error) must not leave them behind. */
+const supervised = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of supervised) child.kill('SIGTERM');
+});
 
 /** Stops service processes gracefully (SIGTERM) and waits for them. */
 export async function stopProcesses(children: readonly ChildProcess[]): Promise<void> {

@@ -9,16 +9,24 @@
  * for the rate limit, raised out of reach. Each measured run (1,000 jobs) follows unmeasured jobs of warm-up,
  * 200 per analysis thread of its worker processes (see warmupJobs).
  * BENCH_JOBS, BENCH_WARMUP, BENCH_CLIENTS, BENCH_POLL_MS and BENCH_LOG_LEVEL change the run.
+ * The same run then asks for vulnerabilities (`"vulnerabilities": true`), against the advisories
+ * loaded before the service starts (the real Go and PyPI dumps of ../shared/advisories and the OSV
+ * fixtures of the other ecosystems), so both rates print side by side.
  * Then one large job (the lockfile of bench:sbom) submitted twice, cold and warm.
  * Targets: >= 100 jobs/s with the defaults, >= 200 jobs/s with two worker processes; the large
- * job within 1 s warm.
+ * job within 1 s warm; the default rate (vulnerabilities not asked for) within 10 % of its rate
+ * before advisories existed (issue #33).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
+import { importAdvisoryPaths } from '../src/advisories/import.js';
+import { AdvisoryStore } from '../src/advisories/store.js';
+import { connectDatabase } from '../src/db/client.js';
 import type { JobSnapshot } from '../src/jobs/snapshot.js';
 import { LogWatcher } from '../test/helpers/cli.js';
 import { BENCH_REDIS_URL, benchService, cpuByRole, cpuPerUnit, clearRedisPrefix, benchLockfile, ms, percentile, stopProcesses, supervise, waitForHttp, warmupJobs } from './helpers.js';
@@ -35,6 +43,21 @@ const { databaseUrl, token, registry, base, prefix, env } = await benchService('
   // npm start's own level (a request line each): the service's stdout is discarded, not shown.
   LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
 });
+// The advisory mirror as a service that has synced holds it (imported here, before the service starts).
+const SHARED_ADVISORIES = fileURLToPath(new URL('../../shared/advisories', import.meta.url));
+{
+  const database = connectDatabase(databaseUrl, { max: 2, applicationName: 'pkgscope-bench-jobs' });
+  try {
+    const imported = await importAdvisoryPaths(new AdvisoryStore(database.db), [
+      join(SHARED_ADVISORIES, 'Go', 'all.zip'),
+      join(SHARED_ADVISORIES, 'PyPI', 'all.zip'),
+      fileURLToPath(new URL('../test/fixtures/advisories', import.meta.url)),
+    ]);
+    console.log(`advisories loaded: ${imported.sources.map((s) => `${s.ecosystem} ${s.advisories}`).join(', ')}`);
+  } finally {
+    await database.close();
+  }
+}
 // BENCH_CPU_PROF=<folder>: the API and the worker as `start` runs them, but spawned here under
 // --cpu-prof (which NODE_OPTIONS refuses), their profiles written to the folder when they stop.
 const profile = process.env['BENCH_CPU_PROF'];
@@ -51,10 +74,12 @@ await waitForHttp(`${base}/readyz`);
 
 const dispatcher = new Agent({ connections: CLIENTS * 2 });
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-const body = JSON.stringify({ format: 'cyclonedx', files: [{ path: 'package-lock.json', content: benchLockfile(83) }] });
+const files = [{ path: 'package-lock.json', content: benchLockfile(83) }];
+const body = JSON.stringify({ format: 'cyclonedx', files });
+const withVulnerabilities = JSON.stringify({ format: 'cyclonedx', files, vulnerabilities: true });
 
 /** Submits one job and polls it to its end; returns submit→succeeded in ms. */
-async function oneJob(): Promise<number> {
+async function oneJob(body: string): Promise<number> {
   const at = performance.now();
   const res = await request(`${base}${JOBS_URL}`, { method: 'POST', dispatcher, headers, body });
   const submitted = (await res.body.json()) as JobSnapshot;
@@ -81,30 +106,30 @@ const redisCommands = async (): Promise<number> => {
   return [...info.matchAll(/calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
 };
 
-/** `count` jobs by the clients, each submitting its next when its last succeeded; their latencies. */
-async function jobs(count: number): Promise<number[]> {
+/** `count` jobs of `body` by the clients, each submitting its next when its last succeeded; their latencies. */
+async function jobs(count: number, body: string): Promise<number[]> {
   const latencies: number[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
       while (next < count) {
         next++;
-        latencies.push(await oneJob());
+        latencies.push(await oneJob(body));
       }
     }),
   );
   return latencies;
 }
 
-async function run(label: string, workers: number): Promise<number> {
+async function run(label: string, workers: number, submitted = body): Promise<number> {
   // Warm-up, not measured: the metadata cache filled, each process's pipeline loaded, and the
   // analysis optimised by V8 on every thread (a fresh thread runs a job several times slower), so
   // the figures are the sustained rate.
-  await jobs(WARMUP ?? warmupJobs(workers));
+  await jobs(WARMUP ?? warmupJobs(workers), submitted);
   const [pg0, redis0] = [await transactions(), await redisCommands()];
   const cpu0 = cpuByRole();
   const began = performance.now();
-  const latencies = await jobs(JOBS);
+  const latencies = await jobs(JOBS, submitted);
   const wall = performance.now() - began;
   const cpu1 = cpuByRole();
   // The stats collector publishes a transaction's count when its session reports (at most every second).
@@ -121,30 +146,37 @@ async function run(label: string, workers: number): Promise<number> {
   return rate;
 }
 
-await run('npm start defaults (1 API, 1 worker)', 1);
+const plain = await run('npm start defaults (1 API, 1 worker)', 1);
+// BENCH_DEFAULT_ONLY=1: the default run alone (alternating builds A/B/A/B takes many of them).
+if (process.env['BENCH_DEFAULT_ONLY'] !== '1') await theRest();
 
-// One large job: the ~2,700-entry lockfile of bench:sbom, submit→succeeded, the second run warm.
-const large = JSON.stringify({
-  format: 'cyclonedx',
-  files: ['package.json', 'package-lock.json'].map((name) => ({ path: name, content: readFileSync(new URL(`fixtures/large/${name}`, import.meta.url), 'utf8') })),
-});
-for (const label of ['cold cache', 'warm cache']) {
-  const at = performance.now();
-  const res = await request(`${base}${JOBS_URL}`, { method: 'POST', dispatcher, headers, body: large });
-  const { id } = (await res.body.json()) as JobSnapshot;
-  for (;;) {
-    const poll = await request(`${base}${JOBS_URL}/${id}`, { dispatcher, headers: { authorization: headers.authorization } });
-    const snapshot = (await poll.body.json()) as JobSnapshot;
-    if (snapshot.state === 'succeeded') break;
-    if (snapshot.state === 'failed') throw new Error(`large job failed: ${snapshot.error ?? ''}`);
-    await new Promise((r) => setTimeout(r, POLL_MS));
+async function theRest(): Promise<void> {
+  const matched = await run('npm start defaults (1 API, 1 worker), "vulnerabilities": true', 1, withVulnerabilities);
+  console.log(`vulnerabilities asked for: ${((matched / plain - 1) * 100).toFixed(1)} % against the default rate`);
+
+  // One large job: the ~2,700-entry lockfile of bench:sbom, submit→succeeded, the second run warm.
+  const large = JSON.stringify({
+    format: 'cyclonedx',
+    files: ['package.json', 'package-lock.json'].map((name) => ({ path: name, content: readFileSync(new URL(`fixtures/large/${name}`, import.meta.url), 'utf8') })),
+  });
+  for (const label of ['cold cache', 'warm cache']) {
+    const at = performance.now();
+    const res = await request(`${base}${JOBS_URL}`, { method: 'POST', dispatcher, headers, body: large });
+    const { id } = (await res.body.json()) as JobSnapshot;
+    for (;;) {
+      const poll = await request(`${base}${JOBS_URL}/${id}`, { dispatcher, headers: { authorization: headers.authorization } });
+      const snapshot = (await poll.body.json()) as JobSnapshot;
+      if (snapshot.state === 'succeeded') break;
+      if (snapshot.state === 'failed') throw new Error(`large job failed: ${snapshot.error ?? ''}`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    console.log(`large job (2,720-entry package-lock.json), ${label}: submit→succeeded ${ms(performance.now() - at)} (polled every ${POLL_MS} ms)`);
   }
-  console.log(`large job (2,720-entry package-lock.json), ${label}: submit→succeeded ${ms(performance.now() - at)} (polled every ${POLL_MS} ms)`);
+  const extra = supervise(spawn(process.execPath, [CLI, 'worker'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] }), 'second worker');
+  children.push(extra);
+  await new LogWatcher(extra).waitFor((l) => l['msg'] === 'worker started');
+  await run('npm start defaults and a second worker process', 2);
 }
-const extra = supervise(spawn(process.execPath, [CLI, 'worker'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] }), 'second worker');
-children.push(extra);
-await new LogWatcher(extra).waitFor((l) => l['msg'] === 'worker started');
-await run('npm start defaults and a second worker process', 2);
 
 await dispatcher.close();
 await admin.end();

@@ -6,10 +6,10 @@
  * Usage (from bench/sbom.ts): tsx bench/polyglot.ts <database-url> <cold|warm> <registry-url>
  */
 import { connectDatabase } from '../src/db/client.js';
-import { registryAnalysis } from '../src/registry/analysis.js';
-import { PgMetadataCache } from '../src/registry/pg-cache.js';
+import { registryAnalysis } from '../src/sbom/registry-analysis.js';
+import { PgMetadataCache } from '../src/db/metadata-cache.js';
 import { analyze } from '../src/sbom/analyze.js';
-import type { InputFile, OutputFormat } from '../src/sbom/types.js';
+import type { InputFile, OutputFormat } from '../src/model/types.js';
 import { ms } from './helpers.js';
 
 export const PER_ECOSYSTEM = 700;

@@ -1,10 +1,10 @@
 /** Child of bench/sbom.ts: warm-cache analyses in a fresh process, so peak RSS is the analysis's own. */
 import { readFileSync } from 'node:fs';
 import { connectDatabase } from '../src/db/client.js';
-import { PgMetadataCache } from '../src/registry/pg-cache.js';
+import { PgMetadataCache } from '../src/db/metadata-cache.js';
 import { analyze } from '../src/sbom/analyze.js';
 import { RegistryEnricher } from '../src/sbom/enrich.js';
-import type { AnalysisPhase, InputFile, OutputFormat } from '../src/sbom/types.js';
+import type { AnalysisPhase, InputFile, OutputFormat } from '../src/model/types.js';
 import { ms } from './helpers.js';
 
 const databaseUrl = process.argv[2] ?? '';

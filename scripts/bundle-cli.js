@@ -13,7 +13,10 @@
  *     each bundled module's `import.meta.url` is rewritten to its original file's URL, relative to
  *     the bundle, so it finds them where tsc and the validator build put them;
  *   - the modules dist/src/cli.js imports itself (configuration, usage errors), which the bundle
- *     imports from their files too (see cliModules).
+ *     imports from their files too (see cliModules). They must stay few and light: configuration
+ *     once imported the ecosystem index, which left every ecosystem's code (npm's parsers too)
+ *     out of the bundle as some 60 files loaded one by one (test/cli/cli-startup.test.ts);
+ *   - the ecosystems' package sources and inspections, which the command never runs (SERVICE_ONLY).
  * The service does not use the bundle: its processes load dist/src. test/cli/cli-bundle.test.ts
  * checks that the bundle writes the same documents as the modules it is made from.
  */
@@ -56,6 +59,14 @@ async function cliModules() {
 
 const shared = await cliModules();
 
+/**
+ * Modules a registration reaches that `pkgscope sbom` never runs: the ecosystems' package
+ * sources and inspections (the service's listing and package pages). Bundled, they would pull
+ * the HTTP stack into chunks and split the modules they share with the analysis out of the
+ * command's file into a score of small chunks it loads at every start; they stay files.
+ */
+const SERVICE_ONLY = /[\\/]dist[\\/]src[\\/]ecosystems[\\/][^\\/]+[\\/](source|inspect)\.js$/;
+
 /** How a module of outdir imports (or locates) the file at `path`. */
 const relativeImport = (/** @type {string} */ path) => `./${relative(outdir, path).split('\\').join('/')}`;
 
@@ -82,7 +93,7 @@ const result = await build({
         bundler.onResolve({ filter: /^\.\.?\// }, (args) => {
           if (args.importer.includes(join('node_modules', ''))) return undefined;
           const path = join(args.resolveDir, args.path);
-          return shared.has(path) || path.endsWith('.cjs') ? { path: relativeImport(path), external: true } : undefined;
+          return shared.has(path) || path.endsWith('.cjs') || SERVICE_ONLY.test(path) ? { path: relativeImport(path), external: true } : undefined;
         });
         bundler.onResolve({ filter: /^[^./]/ }, (args) => {
           if (args.path.startsWith('node:') || args.kind === 'dynamic-import') return { path: args.path, external: true };

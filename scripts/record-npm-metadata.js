@@ -21,7 +21,7 @@ import { gzipSync } from 'node:zlib';
 import npmFetch from 'npm-registry-fetch';
 import pLimit from 'p-limit';
 import { readInputs } from '../src/commands/sbom-inputs.js';
-import { fetchOptionsOf, loadNpmOptions } from '../src/registry/npm-options.js';
+import { fetchOptionsOf, loadNpmOptions } from '../src/ecosystems/npm/options.js';
 import { analyze } from '../src/sbom/analyze.js';
 
 /** The corpus sets recorded, in the order the fixture lists them. */

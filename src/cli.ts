@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { TOKENS_USAGE, UsageError } from './commands/usage.js';
+import { ADVISORIES_USAGE, TOKENS_USAGE, UsageError } from './commands/usage.js';
 import { ConfigError, loadConfig, redactUrl } from './config.js';
 import { UnreachableServiceError } from './unreachable.js';
 import type * as SbomCommand from './commands/sbom.js';
+import type { DatabaseHandle } from './db/client.js';
 
 // Each command loads its own modules when it runs (`await import`): `pkgscope --help` and
 // `pkgscope sbom` start without the HTTP server, the queues, the database layer or the logger.
@@ -18,10 +19,26 @@ commands:
   migrate    create the database if missing and apply migrations
   tokens     create, list or revoke API tokens (pkgscope tokens --help)
   sbom       analyse manifests and lockfiles locally, no service needed (pkgscope sbom --help)
+  advisories import OSV advisories or show what is loaded (pkgscope advisories --help)
 
 Configuration comes from the environment; see README.md.`;
 
 /** Exit codes: 0 ok, 1 failure, 2 usage or configuration error. */
+/** A command's output, one line at a time, on the process's own streams. */
+const LINES = { out: (line: string) => process.stdout.write(`${line}\n`), err: (line: string) => process.stderr.write(`${line}\n`) };
+
+/** Runs a command against the service's database (migrated first), closing its pool whatever happens. */
+async function withDatabase(url: string, connections: number, run: (db: DatabaseHandle['db']) => Promise<number>): Promise<number> {
+  const [{ runMigrations }, { connectDatabase }] = await Promise.all([import('./db/migrate.js'), import('./db/client.js')]);
+  await runMigrations(url);
+  const database = connectDatabase(url, { max: connections, applicationName: 'pkgscope-cli' });
+  try {
+    return await run(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -31,6 +48,10 @@ async function main(argv: readonly string[]): Promise<number> {
   // Help needs no configuration.
   if (command === 'tokens' && ['--help', '-h', 'help'].includes(rest[0] ?? '')) {
     process.stdout.write(`${TOKENS_USAGE}\n`);
+    return 0;
+  }
+  if (command === 'advisories' && ['--help', '-h', 'help'].includes(rest[0] ?? '')) {
+    process.stdout.write(`${ADVISORIES_USAGE}\n`);
     return 0;
   }
   const config = loadConfig();
@@ -104,27 +125,18 @@ async function main(argv: readonly string[]): Promise<number> {
         },
         config.resolutionTimeoutMs,
         config.registryConcurrency.cli,
+        config.databaseUrl,
       );
     }
     case 'tokens': {
       if (rest[0] === undefined) throw new UsageError(TOKENS_USAGE);
-      const [{ runMigrations }, { connectDatabase }, { tokensCommand }] = await Promise.all([
-        import('./db/migrate.js'),
-        import('./db/client.js'),
-        import('./commands/tokens.js'),
-      ]);
-      await runMigrations(config.databaseUrl);
-      const database = connectDatabase(config.databaseUrl, { max: 2, applicationName: 'pkgscope-cli' });
-      try {
-        return await tokensCommand(
-          database.db,
-          rest,
-          { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) },
-          { where: redactUrl(config.databaseUrl) },
-        );
-      } finally {
-        await database.close();
-      }
+      const { tokensCommand } = await import('./commands/tokens.js');
+      return withDatabase(config.databaseUrl, 2, (db) => tokensCommand(db, rest, LINES, { where: redactUrl(config.databaseUrl) }));
+    }
+    case 'advisories': {
+      if (rest[0] === undefined) throw new UsageError(ADVISORIES_USAGE);
+      const { advisoriesCommand } = await import('./commands/advisories.js');
+      return withDatabase(config.databaseUrl, 4, (db) => advisoriesCommand(db, rest, LINES, { ecosystems: config.advisories.dbUrl === null ? [] : config.advisories.ecosystems }));
     }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);

@@ -1,7 +1,11 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EnvReader, redactUrl, type Env } from './config-env.js';
-import { REGISTRY_KEYS, type RegistryKey } from './sbom/ecosystems/types.js';
+import { LOG_LEVELS, type LogLevel } from './log-levels.js';
+import { DEFAULT_PACKAGE_REGISTRIES, REGISTRY_KEYS, type RegistryKey } from './ecosystems/registries.js';
+import { GIT_HOST_KINDS, type GitHostKind } from './inventory/sources/git-hosts.js';
+import type { RateLimitConfig } from './http/rate-limit.js';
+import { OSV_ECOSYSTEMS } from './advisories/ecosystems.js';
 
 export { redactUrl };
 
@@ -29,11 +33,10 @@ export const SERVICE_REGISTRY_CONCURRENCY = 32;
 export const CLI_REGISTRY_CONCURRENCY = 128;
 const registryConcurrency = (set: number | null): Config['registryConcurrency'] => ({ service: set ?? SERVICE_REGISTRY_CONCURRENCY, cli: set ?? CLI_REGISTRY_CONCURRENCY });
 const DEFAULT_WORKER_CONCURRENCY = Math.min(256, Math.max(4, CORES * 2));
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel };
 
-export const GIT_HOST_KINDS = ['github', 'gitlab', 'bitbucket'] as const;
-export type GitHostKind = (typeof GIT_HOST_KINDS)[number];
+export { GIT_HOST_KINDS, type GitHostKind };
+export type { RateLimitConfig };
 
 export interface Config {
   readonly port: number;
@@ -76,6 +79,8 @@ export interface Config {
     readonly maxHeapMb: number;
   };
   readonly resolutionTimeoutMs: number;
+  /** How long past its `wait_timeout_ms` a list, grep or compare may take to resolve its target before answering 504. */
+  readonly listDeadlineGraceMs: number;
   /**
    * Concurrent registry requests per process for metadata enrichment: REGISTRY_CONCURRENCY for
    * both when set, else SERVICE_REGISTRY_CONCURRENCY in the service and CLI_REGISTRY_CONCURRENCY
@@ -98,8 +103,6 @@ export interface Config {
   readonly inventoryCatalogMaxBytes: number;
   /** Requests may use an authenticated token for this long without it being looked up again. */
   readonly authCacheMs: number;
-  /** Test hook: workers hold every job when it enters this phase, until they are killed. */
-  readonly testHoldPhase: 'resolving' | 'enriching' | 'rendering' | 'terminal' | null;
   readonly gitHosts: Readonly<Record<GitHostKind, string>>;
   /** Base URLs of the registries of every ecosystem but npm (`PACKAGE_REGISTRIES`). */
   readonly packageRegistries: Readonly<Record<RegistryKey, string>>;
@@ -125,6 +128,41 @@ export interface Config {
   /** Trust X-Forwarded-For from this many proxy hops (the client address rate limits key on). */
   readonly trustProxyHops: number;
   readonly rateLimit: RateLimitConfig;
+  readonly advisories: AdvisoryConfig;
+}
+
+/** The advisory mirror (`ADVISORY_*`, see src/advisories/sync.ts). */
+export interface AdvisoryConfig {
+  /** Base URL of an OSV bulk layout (`<base>/<Ecosystem>/all.zip`); null: advisories are not synced. */
+  readonly dbUrl: string | null;
+  /** OSV ecosystem names synced, as OSV spells them. */
+  readonly ecosystems: readonly string[];
+  readonly syncIntervalMs: number;
+}
+
+/** OSV's public bulk download (not a package registry): `<base>/<Ecosystem>/all.zip`. */
+export const DEFAULT_ADVISORY_DB_URL = 'https://osv-vulnerabilities.storage.googleapis.com';
+
+/**
+ * `ADVISORY_DB_URL` unset: OSV's bulk download; set empty or `off`: disabled. `ADVISORY_ECOSYSTEMS`
+ * (comma-separated, any case) narrows the ecosystems; a name pkgscope does not know is kept as
+ * given, so its sync fails visibly (`GET /v1/advisories` shows it `failed` with the reason).
+ */
+function advisorySettings(env: Env, r: EnvReader): AdvisoryConfig {
+  const raw = env['ADVISORY_DB_URL'];
+  const off = raw !== undefined && (raw.trim() === '' || raw.trim().toLowerCase() === 'off');
+  const dbUrl = off ? null : r.url('ADVISORY_DB_URL', DEFAULT_ADVISORY_DB_URL, ['http:', 'https:']).replace(/\/+$/, '');
+  const listed = r.string('ADVISORY_ECOSYSTEMS', '', /^[A-Za-z0-9 ._:,-]{0,1000}$/, 'comma-separated OSV ecosystem names');
+  const names = listed
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '')
+    .map((n) => OSV_ECOSYSTEMS.find((known) => known.toLowerCase() === n.toLowerCase()) ?? n);
+  return Object.freeze({
+    dbUrl,
+    ecosystems: Object.freeze(names.length === 0 ? [...OSV_ECOSYSTEMS] : [...new Set(names)]),
+    syncIntervalMs: r.integer('ADVISORY_SYNC_INTERVAL_MS', 3_600_000, 1_000, 604_800_000),
+  });
 }
 
 export interface OpsConfig {
@@ -137,14 +175,6 @@ export interface OpsConfig {
   readonly queuesWritable: boolean;
   /** How often a worker publishes its metrics to Redis, where every API's `/metrics` reads them. */
   readonly metricsPublishMs: number;
-}
-
-export interface RateLimitConfig {
-  /** Requests per window per account; 0 disables rate limiting. */
-  readonly perAccount: number;
-  /** Requests per window per client address for requests without a valid token. */
-  readonly unauthenticated: number;
-  readonly windowMs: number;
 }
 
 export interface CrawlConfig {
@@ -173,24 +203,6 @@ export class ConfigError extends Error {
   }
 }
 
-
-/**
- * The public origins of the registries of every ecosystem but npm (npm's own configuration names
- * npm's). `PACKAGE_REGISTRIES` replaces any of them; the real API paths are appended unchanged.
- */
-export const DEFAULT_PACKAGE_REGISTRIES: Readonly<Record<RegistryKey, string>> = {
-  pypi: 'https://pypi.org',
-  crates: 'https://crates.io',
-  go: 'https://proxy.golang.org',
-  maven: 'https://repo.maven.apache.org/maven2',
-  rubygems: 'https://rubygems.org',
-  nuget: 'https://api.nuget.org/v3/index.json',
-  packagist: 'https://repo.packagist.org',
-  pub: 'https://pub.dev',
-  hex: 'https://hex.pm',
-  hex_repo: 'https://repo.hex.pm',
-  cocoapods: 'https://cdn.cocoapods.org',
-};
 
 const DEFAULT_GIT_HOSTS: Record<GitHostKind, string> = {
   github: 'https://github.com',
@@ -243,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxHeapMb: r.integer('ANALYSIS_MAX_HEAP_MB', 512, 64, 65_536),
     },
     resolutionTimeoutMs: r.integer('RESOLUTION_TIMEOUT_MS', 60_000, 100, 600_000),
+    listDeadlineGraceMs: r.integer('LIST_DEADLINE_GRACE_MS', 20_000, 100, 600_000),
     registryConcurrency: registryConcurrency(r.optionalInteger('REGISTRY_CONCURRENCY', 1, 256)),
     progressIntervalMs: r.integer('PROGRESS_INTERVAL_MS', 250, 0, 60_000),
     inventoryMaxFileBytes: r.integer('INVENTORY_MAX_FILE_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
@@ -254,7 +267,6 @@ export function loadConfig(env: Env = process.env): Config {
     inventoryMaxDirectories: r.integer('INVENTORY_MAX_DIRECTORIES', 100_000, 100, 1_000_000),
     inventoryCatalogMaxBytes: r.integer('INVENTORY_CATALOG_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     authCacheMs: r.integer('AUTH_CACHE_MS', 2_000, 0, 300_000),
-    testHoldPhase: r.optionalOneOf('TEST_HOLD_PHASE', ['resolving', 'enriching', 'rendering', 'terminal'] as const),
     gitHosts: r.urlMap('GIT_HOSTS', GIT_HOST_KINDS, DEFAULT_GIT_HOSTS, ['http:', 'https:', 'file:']),
     packageRegistries: r.urlMap('PACKAGE_REGISTRIES', REGISTRY_KEYS, DEFAULT_PACKAGE_REGISTRIES, ['http:', 'https:']),
     mavenAllowedRepositories: r.urlList('MAVEN_ALLOWED_REPOSITORIES', ['http:', 'https:']),
@@ -290,6 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
       unauthenticated: r.integer('RATE_LIMIT_UNAUTHENTICATED', 60, 1, 1_000_000),
       windowMs: r.integer('RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
     },
+    advisories: advisorySettings(env, r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze({

@@ -1,4 +1,4 @@
-import { redactUrl } from './config.js';
+import { redactUrl } from './config-env.js';
 
 /**
  * A backing service that does not answer at start-up. The CLI prints `message` as one line

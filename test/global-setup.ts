@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { runMigrations } from '../src/db/migrate.js';
+import { ensureBuilt } from './helpers/build.js';
 import { databaseUrl, PG_ADMIN_URL, runOfDatabase, TEMPLATE_DATABASE } from './helpers/services.js';
 
 /** Whether a process with this pid is running (a run that is still using its databases). */
@@ -17,6 +18,8 @@ function alive(pid: number): boolean {
  * TEMPLATE), so files run in parallel on databases of their own. Leftovers of killed runs go first.
  */
 export default async function setup(): Promise<() => Promise<void>> {
+  // The processes tests start run the built CLI (see helpers/build.ts).
+  ensureBuilt();
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   try {

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll } from 'vitest';
+import { killAll, stillRunning } from './helpers/processes.js';
 
 /**
  * Fails a test file that leaves sockets, servers or child processes open after its own
- * afterAll hooks ran (this hook is registered first, so it runs last).
+ * afterAll hooks ran (this hook is registered first, so it runs last). Processes the file started
+ * (test/helpers/processes.ts) that still run are killed first, whatever failed: a test that timed
+ * out never reached its own clean-up.
  */
 const WATCHED = ['TCPSocketWrap', 'TCPServerWrap', 'ProcessWrap', 'PipeServerWrap'];
 let baseline = new Map<string, number>();
@@ -27,6 +30,9 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
+  const running = await stillRunning(2_000);
+  killAll();
+  if (running.length > 0) throw new Error(`test file left processes running (killed now):\n  ${running.join('\n  ')}`);
   // Closed sockets leave the handle list on a later tick; give them a moment to go.
   for (let i = 0; i < 50 && leaks().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
   const open = leaks();

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registryHttp, RegistryResponseError } from '../src/registry/http.js';
-import { TransientAnalysisError } from '../src/sbom/types.js';
+import { registryHttp, RegistryResponseError } from '../src/ecosystems/shared/http.js';
+import { RegistryTimeoutError } from '../src/model/registry-unreachable.js';
+import { TransientAnalysisError } from '../src/model/types.js';
 
 /** A registry whose every path says how it answers; each request's method, path and headers are kept. */
 let server: Server;
@@ -128,7 +129,11 @@ describe('registry HTTP client', () => {
   it('gives up at its deadline, stops at the caller’s signal, and says when a registry cannot be reached', async () => {
     const http = registryHttp({ retries: 0, timeoutMs: 100 });
     try {
-      await expect(http.text(`${base}/silent`)).rejects.toEqual(new TransientAnalysisError('registry did not answer in time'));
+      // A transient failure, told apart by its type (and code), never by its message.
+      const late = await http.text(`${base}/silent`).catch((error: unknown) => error);
+      expect(late).toBeInstanceOf(RegistryTimeoutError);
+      expect(late).toBeInstanceOf(TransientAnalysisError);
+      expect(late).toMatchObject({ name: 'TransientAnalysisError', code: 'REGISTRY_TIMEOUT', message: 'registry did not answer in time' });
       const controller = new AbortController();
       const waiting = http.text(`${base}/silent`, { signal: controller.signal });
       controller.abort(new Error('the job stopped'));

@@ -4,6 +4,7 @@ import { createApi, Problem } from './api/client.js';
 import { ExplorerView } from './explorer/explorer-view.js';
 import type { FileRef } from './explorer/file-view.js';
 import { JobsView } from './jobs/jobs-view.js';
+import { PackageView } from './packages/package-view.js';
 import { CompareView } from './search/compare-view.js';
 import { GrepView } from './search/grep-view.js';
 import { DocumentError, readCycloneDx } from './sbom/document.js';
@@ -15,6 +16,7 @@ const TABS = [
   { id: 'jobs', label: 'Jobs' },
   { id: 'inventory', label: 'Inventory' },
   { id: 'explorer', label: 'Explorer' },
+  { id: 'package', label: 'Package' },
   { id: 'grep', label: 'Search' },
   { id: 'compare', label: 'Compare' },
 ] as const;
@@ -39,12 +41,43 @@ function App() {
   const [inventory, setInventory] = useState<LoadedSbom | null>(null);
   const [inventoryProblem, setInventoryProblem] = useState<Problem | null>(null);
   const [openFile, setOpenFile] = useState<FileRef | null>(null);
+  const [browseTarget, setBrowseTarget] = useState<string | null>(null);
+  const [openPackage, setOpenPackage] = useState<string | null>(null);
   const tokenRef = useRef(token);
   tokenRef.current = token;
   const tabs = useRef<(HTMLButtonElement | null)[]>([]);
 
   const readToken = useCallback(() => tokenRef.current, []);
   const fileOpened = useCallback(() => setOpenFile(null), []);
+  const browseOpened = useCallback(() => setBrowseTarget(null), []);
+  const packageOpened = useCallback(() => setOpenPackage(null), []);
+
+  /** Another view: the status line of the one left behind no longer applies. */
+  const tabRef = useRef(tab);
+  tabRef.current = tab;
+  const show = useCallback((next: TabId) => {
+    if (tabRef.current !== next) setStatus('');
+    tabRef.current = next;
+    setTab(next);
+  }, []);
+  /** The jobs view speaks in the status line only while it is the view shown. */
+  const announceJobs = useCallback((text: string) => {
+    if (tabRef.current === 'jobs') setStatus(text);
+  }, []);
+  const showPackage = useCallback(
+    (target: string) => {
+      setOpenPackage(target);
+      show('package');
+    },
+    [show],
+  );
+  const showFiles = useCallback(
+    (target: string) => {
+      setBrowseTarget(target);
+      show('explorer');
+    },
+    [show],
+  );
   const api = useMemo(() => createApi(readToken), [readToken]);
 
   useEffect(() => {
@@ -56,16 +89,21 @@ function App() {
     }
   }, [remember, token]);
 
-  const openInventory = useCallback((document: unknown, source: string) => {
-    try {
-      setInventory({ sbom: readCycloneDx(document), source });
-      setInventoryProblem(null);
-      setStatus(`Inventory from ${source} opened.`);
-    } catch (error) {
-      setInventoryProblem(new Problem({ title: 'Not a CycloneDX document', detail: error instanceof DocumentError ? error.message : String(error), code: null }));
-    }
-    setTab('inventory');
-  }, []);
+  const openInventory = useCallback(
+    (document: unknown, source: string) => {
+      let opened = false;
+      try {
+        setInventory({ sbom: readCycloneDx(document), source });
+        setInventoryProblem(null);
+        opened = true;
+      } catch (error) {
+        setInventoryProblem(new Problem({ title: 'Not a CycloneDX document', detail: error instanceof DocumentError ? error.message : String(error), code: null }));
+      }
+      show('inventory');
+      if (opened) setStatus(`Inventory from ${source} opened.`);
+    },
+    [show],
+  );
 
   const openFileOf = useCallback(
     (file: File) => {
@@ -87,7 +125,7 @@ function App() {
     const next = jump ?? (index + step + TABS.length) % TABS.length;
     const t = TABS[next];
     if (t) {
-      setTab(t.id);
+      show(t.id);
       tabs.current[next]?.focus();
     }
   };
@@ -126,7 +164,7 @@ function App() {
             aria-selected={tab === t.id}
             aria-controls={`panel-${t.id}`}
             tabIndex={tab === t.id ? 0 : -1}
-            onClick={() => setTab(t.id)}
+            onClick={() => show(t.id)}
             onKeyDown={(e) => onTabKey(e, i)}
           >
             {t.label}
@@ -137,26 +175,28 @@ function App() {
         {status}
       </p>
       <main>
-        {panel('jobs', <JobsView token={readToken} onInventory={openInventory} announce={setStatus} />)}
+        {panel('jobs', <JobsView token={readToken} onInventory={openInventory} announce={announceJobs} />)}
         {panel(
           'inventory',
           <>
             <ProblemBox problem={inventoryProblem} idPrefix="inventory-error" />
-            <SbomView loaded={inventory} onFile={openFileOf} />
+            <SbomView loaded={inventory} onFile={openFileOf} onPackage={showPackage} onFiles={showFiles} />
           </>,
         )}
-        {panel('explorer', <ExplorerView api={api} open={openFile} onOpened={fileOpened} />)}
+        {panel('explorer', <ExplorerView api={api} open={openFile} onOpened={fileOpened} browse={browseTarget} onBrowsed={browseOpened} onPackage={showPackage} active={tab === 'explorer'} />)}
+        {panel('package', <PackageView api={api} open={openPackage} onOpened={packageOpened} onFiles={showFiles} active={tab === 'package'} />)}
         {panel(
           'grep',
           <GrepView
             api={api}
             onOpen={(file) => {
               setOpenFile(file);
-              setTab('explorer');
+              show('explorer');
             }}
+            active={tab === 'grep'}
           />,
         )}
-        {panel('compare', <CompareView api={api} />)}
+        {panel('compare', <CompareView api={api} active={tab === 'compare'} />)}
       </main>
     </>
   );

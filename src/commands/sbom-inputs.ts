@@ -2,8 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
-import { offlineEcosystems } from '../sbom/ecosystems/index.js';
-import type { InputFile } from '../sbom/types.js';
+import { offlineEcosystems } from '../ecosystems/analysis.js';
+import type { InputFile } from '../model/types.js';
 
 const ECOSYSTEMS = offlineEcosystems();
 

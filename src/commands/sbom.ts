@@ -1,17 +1,19 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { DiskMetadataCache } from '../registry/disk-cache.js';
+import { DiskMetadataCache } from '../ecosystems/shared/disk-cache.js';
 import { CLI_REGISTRY_CONCURRENCY, ConfigError, registrySettingsFrom } from '../config.js';
-import { registryAnalysis } from '../registry/analysis.js';
+import { registryAnalysis } from '../sbom/registry-analysis.js';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
-import type { Enricher, EnrichmentResult } from '../sbom/enrich-types.js';
-import { checkEnvironment, type AnalysisEnvironment } from '../sbom/environment.js';
-import { AnalysisError, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
+import type { Enricher, EnrichmentResult } from '../model/enrich-types.js';
+import { checkEnvironment, type AnalysisEnvironment } from '../model/environment.js';
+import { AnalysisError, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../model/types.js';
 import { InputError, readInputs, SKIPPED_BY_DEFAULT, skippedNotice } from './sbom-inputs.js';
 import { UsageError, type CommandIo } from './usage.js';
+import { openAdvisories, type OpenedAdvisories } from './sbom-advisories.js';
 
 export const SBOM_USAGE = `usage: pkgscope sbom [--format cyclonedx|spdx|text] [--output FILE] [--offline]
-                    [--exclude GLOB]... [--include GLOB]... [--python-env KEY=VALUE]... PATH...
+                    [--exclude GLOB]... [--include GLOB]... [--python-env KEY=VALUE]...
+                    [--vulnerabilities] [--advisories PATH]... PATH...
 
 PATH is a manifest or lockfile, or a folder searched for them. In folders, node_modules and .git
 are never read, and fixture and vendor folders are skipped (and named on stderr):
@@ -21,6 +23,11 @@ are never read, and fixture and vendor folders are skipped (and named on stderr)
 --include GLOB  read files matching GLOB even inside a skipped folder ('vendor/acme/**')
 --python-env KEY=VALUE  a PEP 508 marker variable to resolve Python manifests for
                 (python_version=3.11, sys_platform=win32, …; default CPython 3.12 on Linux x86_64)
+--vulnerabilities  match the components against security advisories (OSV) and write what
+                affects them: from the service's advisory mirror at DATABASE_URL (filled by
+                \`pkgscope advisories import\` or its sync), unless --advisories is given
+--advisories PATH  read advisories from an OSV zip (<Ecosystem>/all.zip) or a folder of OSV
+                JSON instead, no service needed (repeatable; implies --vulnerabilities)
 Registry metadata comes from your npm configuration and is cached under ~/.cache/pkgscope.
 
 exit codes: 0 document written; 1 the analysis failed (its failure code is printed);
@@ -47,6 +54,8 @@ export async function sbomCommand(
   resolutionTimeoutMs: number,
   /** Concurrent registry metadata requests (`REGISTRY_CONCURRENCY`). */
   registryConcurrency = CLI_REGISTRY_CONCURRENCY,
+  /** The service's database (`DATABASE_URL`): the advisory mirror `--vulnerabilities` reads without `--advisories`. */
+  databaseUrl: string | null = null,
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
@@ -57,6 +66,8 @@ export async function sbomCommand(
       exclude: { type: 'string', multiple: true, default: [] },
       include: { type: 'string', multiple: true, default: [] },
       'python-env': { type: 'string', multiple: true, default: [] },
+      vulnerabilities: { type: 'boolean', default: false },
+      advisories: { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -93,6 +104,13 @@ export async function sbomCommand(
     }
     throw error;
   }
+  // Advisories are read before the analysis: a path or database that cannot be read stops here.
+  let advisories: OpenedAdvisories | null = null;
+  if (values.vulnerabilities || values.advisories.length > 0) {
+    const opened = await openAdvisories(values.advisories, databaseUrl, io);
+    if (opened === null) return 3;
+    advisories = opened;
+  }
   const online = values.offline ? null : await registryAnalysis({ cache: new DiskMetadataCache(), resolutionTimeoutMs, concurrency: registryConcurrency, ...registries });
   // The enrichment's own account (hosts that could not be reached), for the warnings below.
   let enrichment: EnrichmentResult | null = null;
@@ -102,7 +120,10 @@ export async function sbomCommand(
       : {
           enrich: async (coordinates, onProgress, signal) => (enrichment = await online.registry.enrich(coordinates, onProgress, signal)),
         };
-  const deps: AnalyzeDeps = online === null ? {} : { registry, ecosystems: online.ecosystems };
+  const deps: AnalyzeDeps = {
+    ...(online === null ? {} : { registry, ecosystems: online.ecosystems }),
+    ...(advisories === null ? {} : { advisories: advisories.lookup }),
+  };
   const progress = io.progress;
   try {
     const result = await analyze(files, format, {
@@ -145,6 +166,7 @@ export async function sbomCommand(
   } finally {
     // Nothing in flight is waited for once the document is out (a lookup no one needs keeps the process alive).
     await online?.destroy();
+    await advisories?.close();
   }
 }
 

@@ -16,3 +16,10 @@ export const TOKENS_USAGE = `usage:
   pkgscope tokens revoke ID|PREFIX
 
 Tokens live in the service's database: run these with the DATABASE_URL the service uses.`;
+
+export const ADVISORIES_USAGE = `usage:
+  pkgscope advisories import PATH…   load OSV advisories from zips (<Ecosystem>/all.zip) or folders of OSV JSON;
+                                     each ecosystem found replaces what was loaded for it
+  pkgscope advisories status [--json] what is loaded, per ecosystem
+
+Advisories live in the service's database: run these with the DATABASE_URL the service uses.`;

@@ -5,24 +5,30 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App, RoutePlugin } from './app-types.js';
 import { TokenUsageRecorder } from '../accounts/tokens.js';
 import type { Redis } from 'ioredis';
-import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { readAttribution } from './attribution.js';
-import { authentication } from './auth.js';
+import { authentication, type AuthConfig } from './auth.js';
 import { errorHandler } from './error-handler.js';
 import { addMethodNotAllowedRoutes, collectRouteMethods } from './method-not-allowed.js';
 import { PROBLEM_MEDIA_TYPE, ProblemError, problemDocument, sendProblem } from './problems.js';
 import { registerOpenApi } from './openapi.js';
-import { rateLimitHook } from './rate-limit.js';
-import { RequestLogController } from './request-log.js';
+import { rateLimitHook, type RateLimitConfig } from './rate-limit.js';
+import { RequestLogController, requestLogger } from './request-log.js';
 import { validatorCompiler } from './validation.js';
 import './types.js';
 
 export type { App, RoutePlugin } from './app-types.js';
 
+/** What the app reads of the configuration. */
+export interface AppConfig extends AuthConfig {
+  readonly trustProxyHops: number;
+  readonly redisPrefix: string;
+  readonly rateLimit: RateLimitConfig;
+}
+
 export interface AppDeps {
-  readonly config: Config;
+  readonly config: AppConfig;
   readonly database: DatabaseHandle;
   readonly logger: Logger;
   /** Routes under `/v1`, behind bearer authentication. */
@@ -95,8 +101,10 @@ function drainOnClose(app: App, preClose: (() => void) | undefined): void {
     sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
     sweeper.unref();
   });
-  app.addHook('onSend', async (_request, reply) => {
+  // A callback hook, not an async one: it runs on every answer and never waits.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   app.addHook('onClose', async () => {
     if (sweeper !== null) clearInterval(sweeper);
@@ -108,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const app: App = Fastify({
     loggerInstance,
     logController: new RequestLogController(deps.logger),
+    childLoggerFactory: requestLogger,
     genReqId: safeRequestIds(deps.newRequestId ?? randomUUID),
     requestIdHeader: false,
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -133,20 +142,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorateRequest('attribution', null);
   app.decorateRequest('sessionHeaderValid', true);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: it runs on every request and never waits.
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.id === NO_IDENTITY) {
       // The spec's empty 500: no body, no X-Request-ID.
       request.log.error('request identity could not be created');
       reply.hijack();
       reply.raw.writeHead(500, { 'cache-control': 'no-store', 'content-length': '0' });
       reply.raw.end();
-      return reply;
+      // A hijacked reply ends the hook chain here.
+      done();
+      return;
     }
     standardHeaders(request, reply);
     const { attribution, sessionValid } = readAttribution(request.raw);
     request.attribution = attribution;
     request.sessionHeaderValid = sessionValid;
-    return undefined;
+    done();
   });
 
   app.setNotFoundHandler(async (request, reply) =>
@@ -155,8 +167,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const observe = deps.observeRequest;
   if (observe) {
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+      done();
     });
   }
 

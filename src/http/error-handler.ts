@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../errors.js';
 import { ProblemError, sendProblem } from './problems.js';
 import { describeValidationError } from './validation.js';
 import { OutageLog } from '../outage-log.js';
@@ -41,9 +42,18 @@ function frameworkDetail(error: FastifyError, request: FastifyRequest): string |
 /** Seconds a client should wait before retrying while Postgres or Redis is down. */
 const STORE_RETRY_AFTER_SECONDS = '5';
 
+/** A domain failure as the problem of its code: the catalogue's status, its detail and extra members. */
+function domainProblem(error: DomainError): ProblemError {
+  return new ProblemError(error.code, error.detail, {
+    extras: error.extras,
+    ...(error.retryAfterSeconds === null ? {} : { headers: { 'Retry-After': String(error.retryAfterSeconds) } }),
+  });
+}
+
 /** Maps anything thrown during a request to a problem; unexpected errors become a bare 500. */
 export function toProblem(error: unknown, request: FastifyRequest): ProblemError | null {
   if (error instanceof ProblemError) return error;
+  if (error instanceof DomainError) return domainProblem(error);
   if (isStoreUnavailable(error)) {
     return new ProblemError('SERVICE_UNAVAILABLE', 'A data store of the service is unavailable; retry after the time given.', {
       headers: { 'retry-after': STORE_RETRY_AFTER_SECONDS },
@@ -83,8 +93,8 @@ function noteStoreOutage(request: FastifyRequest, error: unknown): void {
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const problem = toProblem(error, request);
   if (problem) {
-    // A route's own 503 (a registry in trouble, a full pool) is no store outage; the route logged its cause.
-    if (problem.code === 'SERVICE_UNAVAILABLE' && !(error instanceof ProblemError)) noteStoreOutage(request, error);
+    // A route's or service's own 503 (a registry in trouble, a full pool) is no store outage; its thrower logged the cause.
+    if (problem.code === 'SERVICE_UNAVAILABLE' && !(error instanceof ProblemError || error instanceof DomainError)) noteStoreOutage(request, error);
     else if (problem.code === 'SERVICE_UNAVAILABLE') request.log.warn({ detail: problem.detail }, 'request answered 503');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, problem);

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DomainErrorCode, JsonValue } from '../errors.js';
 
 /**
  * The one catalogue of error codes the API answers with. Clients branch on `code`;
@@ -13,6 +14,7 @@ export const PROBLEM_CODES = {
   NOT_FOUND: 404,
   JOB_NOT_FOUND: 404,
   LIST_TARGET_NOT_FOUND: 404,
+  PACKAGE_NOT_FOUND: 404,
   READ_PATH_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   SOURCE_INVENTORY_SCOPE_UNAVAILABLE: 409,
@@ -30,13 +32,13 @@ export const PROBLEM_CODES = {
   REGISTRY_UNAVAILABLE: 502,
   SERVICE_UNAVAILABLE: 503,
   TIMEOUT: 504,
-} as const satisfies Record<string, number>;
+} as const satisfies Record<string, number> & Record<DomainErrorCode, number>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
-export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+export type { JsonValue };
 
 /** Optional members a problem may carry besides the required six. */
 export type ProblemExtras = Readonly<Record<string, JsonValue>>;
@@ -48,7 +50,7 @@ export interface ProblemOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Thrown anywhere in request handling; rendered by the error handler as problem+json. */
+/** Thrown by routes and http/ in request handling; rendered by the error handler as problem+json. */
 export class ProblemError extends Error {
   readonly code: ProblemCode;
   readonly status: number;

@@ -1,7 +1,6 @@
-import validateName from 'validate-npm-package-name';
-import { GIT_HOST_KINDS, type GitHostKind } from '../config.js';
-import { pep503 } from './sources/pypi.js';
-import type { PackageRegistry } from './sources/registry-source.js';
+import { GIT_HOST_KINDS, type GitHostKind } from './sources/git-hosts.js';
+import { ECOSYSTEMS, type PackageRegistry } from '../ecosystems/index.js';
+import type { PackageTargets } from '../ecosystems/registration.js';
 
 /**
  * The target grammar of `POST /v1/list` and `GET /v1/read`:
@@ -42,39 +41,8 @@ export interface SiteTarget {
 
 export type TargetParse = { readonly ok: true; readonly target: ListTarget } | { readonly ok: false; readonly detail: string };
 
-/** Target prefixes per registry (aliases included). */
-const REGISTRY_PREFIXES: Readonly<Record<string, PackageRegistry>> = {
-  npm: 'npm',
-  crates: 'crates',
-  cargo: 'crates',
-  pypi: 'pypi',
-  go: 'go',
-  golang: 'go',
-  maven: 'maven',
-  rubygems: 'rubygems',
-  gem: 'rubygems',
-  nuget: 'nuget',
-  packagist: 'packagist',
-  composer: 'packagist',
-  pub: 'pub',
-  hex: 'hex',
-};
-/** crates.io names: ASCII letter first, then letters, digits, `-` and `_`, at most 64; compared lower-cased. */
-const CRATE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
-/** PEP 508 project names; identity is the PEP 503 normalized name. */
-const PYPI_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,198}[A-Za-z0-9])?$/;
-/** Go module paths (https://go.dev/ref/mod#go-mod-file-ident): slash-separated elements, the first a host with a dot. */
-const GO_MODULE = /^[a-z0-9.-]+\.[a-z]{2,}(?::\d+)?(?:\/[A-Za-z0-9._~-]+)*$/;
-/** Maven coordinates `<groupId>:<artifactId>`. */
-const MAVEN_COORDINATES = /^[A-Za-z0-9_.-]{1,200}:[A-Za-z0-9_.-]{1,200}$/;
-/** RubyGems names: letters, digits, `.`, `-`, `_`; case-sensitive. */
-const GEM_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-/** NuGet ids: compared case-insensitively, lower-cased as the flat container keys them. */
-const NUGET_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
-/** Composer names `<vendor>/<name>`, lower-case. */
-const COMPOSER_NAME = /^[a-z0-9](?:[_.-]?[a-z0-9]+)*\/[a-z0-9](?:(?:[_.]|-{1,2})?[a-z0-9]+)*$/;
-/** pub and Hex names: lower-case identifiers. */
-const IDENTIFIER = /^[a-z][a-z0-9_]{0,63}$/;
+/** Target prefixes (aliases included) to the registrations whose packages they name. */
+const REGISTRY_PREFIXES: ReadonlyMap<string, PackageTargets> = new Map(ECOSYSTEMS.flatMap((e) => ('packages' in e ? e.packages.prefixes.map((p) => [p, e.packages] as const) : [])));
 const OWNER_REPO = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,99})\/([A-Za-z0-9_.-]{1,100})$/;
 const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 
@@ -82,37 +50,13 @@ function fail(detail: string): TargetParse {
   return { ok: false, detail };
 }
 
-function validName(registry: PackageRegistry, name: string): string | null {
-  switch (registry) {
-    case 'npm':
-      return validateName(name).validForOldPackages ? name : null;
-    case 'pypi':
-      return PYPI_NAME.test(name) ? pep503(name) : null;
-    case 'crates':
-      return CRATE_NAME.test(name) ? name.toLowerCase() : null;
-    case 'go':
-      return GO_MODULE.test(name) && !name.split('/').some((e) => e === '.' || e === '..' || e.endsWith('.')) ? name : null;
-    case 'maven':
-      return MAVEN_COORDINATES.test(name) ? name : null;
-    case 'rubygems':
-      return GEM_NAME.test(name) ? name : null;
-    case 'nuget':
-      return NUGET_ID.test(name) ? name.toLowerCase() : null;
-    case 'packagist':
-      return COMPOSER_NAME.test(name.toLowerCase()) ? name.toLowerCase() : null;
-    case 'pub':
-    case 'hex':
-      return IDENTIFIER.test(name) ? name : null;
-  }
-}
-
 /**
  * The version part of a target, written one way: npm's as given; elsewhere blanks after an
  * operator and around commas go (`~> 7.2` is `~>7.2`, `>=1.0, <2` is `>=1.0,<2`) and other runs
  * of blanks become one (`>=1.0.0 <2.0.0`, Elixir's `and`/`or`). Null when it is empty.
  */
-function normalSpec(registry: PackageRegistry, spec: string): string | null {
-  if (registry === 'npm') return spec === '' || /\s/.test(spec) ? null : spec;
+function normalSpec(registry: PackageTargets, spec: string): string | null {
+  if (registry.spec === 'as-given') return spec === '' || /\s/.test(spec) ? null : spec;
   const text = spec
     .trim()
     .replace(/(~>|>=|<=|==|!=|[~^<>=])\s+/g, '$1')
@@ -120,17 +64,18 @@ function normalSpec(registry: PackageRegistry, spec: string): string | null {
     .replace(/\s+/g, ' ');
   if (text === '') return null;
   // Blanks separate the clauses of pub, Composer and Elixir requirements only.
-  return /\s/.test(text) && !['pub', 'packagist', 'hex', 'rubygems'].includes(registry) ? null : text;
+  return /\s/.test(text) && registry.spec !== 'clauses' ? null : text;
 }
 
-function parsePackage(registry: PackageRegistry, rest: string): TargetParse {
+function parsePackage(targets: PackageTargets, rest: string): TargetParse {
+  const registry = targets.prefixes[0] as PackageRegistry;
   // An npm scope starts with `@`; a version follows the first `@` after the name.
   const at = rest.indexOf('@', rest.startsWith('@') ? 1 : 0);
   const given = at === -1 ? rest : rest.slice(0, at);
   const spec = at === -1 ? null : rest.slice(at + 1).trim();
-  const name = validName(registry, given);
+  const name = targets.name(given);
   if (name === null) return fail(`target names an invalid package (${registry}): ${JSON.stringify(given)}`);
-  const bare = spec === null ? null : normalSpec(registry, spec);
+  const bare = spec === null ? null : normalSpec(targets, spec);
   if (spec !== null && bare === null) return fail('target has an empty or blank-containing version after @');
   return { ok: true, target: { kind: 'package', registry, name, spec: bare, text: `${registry}:${name}${bare === null ? '' : `@${bare}`}` } };
 }
@@ -166,9 +111,9 @@ export function parseTarget(input: string): TargetParse {
   const rest = text.slice(colon + 1).trim();
   if (rest === '') return fail('target names nothing after its prefix');
   if (prefix === 'site') return parseSite(rest);
-  const registry = REGISTRY_PREFIXES[prefix];
-  if (registry !== undefined && Object.hasOwn(REGISTRY_PREFIXES, prefix)) return parsePackage(registry, rest);
+  const registry = REGISTRY_PREFIXES.get(prefix);
+  if (registry !== undefined) return parsePackage(registry, rest);
   const host = GIT_HOST_KINDS.find((h) => h === prefix);
   if (host) return parseRepository(host, rest);
-  return fail(`target prefix ${JSON.stringify(prefix)} is not a known registry (${Object.keys(REGISTRY_PREFIXES).join(', ')}), host kind (${GIT_HOST_KINDS.join(', ')}) or site`);
+  return fail(`target prefix ${JSON.stringify(prefix)} is not a known registry (${[...REGISTRY_PREFIXES.keys()].join(', ')}), host kind (${GIT_HOST_KINDS.join(', ')}) or site`);
 }

@@ -122,23 +122,38 @@ export async function expireJobs(store: JobStore, batch: number, maxBatches: num
   return total;
 }
 
-export const MAINTENANCE_TASKS = ['reconcile', 'expire'] as const;
+export const MAINTENANCE_TASKS = ['reconcile', 'expire', 'advisories'] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 /**
  * (Re)creates the maintenance job schedulers that are missing (Redis lost them: a flush, a
  * restart without persistence); returns which were. Existing ones are left alone, so calling
  * this often never delays their next run. A scheduler with `every` runs at once when created.
+ * A task whose interval is null (advisories switched off) has its scheduler removed.
  */
 export async function ensureMaintenanceSchedules(
   queue: Queue,
-  intervals: Readonly<Record<MaintenanceTask, number>>,
+  intervals: Readonly<Record<MaintenanceTask, number | null>>,
 ): Promise<MaintenanceTask[]> {
   const created: MaintenanceTask[] = [];
   for (const task of MAINTENANCE_TASKS) {
-    if ((await queue.getJobScheduler(task)) !== undefined) continue;
-    await queue.upsertJobScheduler(task, { every: intervals[task] }, { name: task, opts: { removeOnComplete: true, removeOnFail: 100 } });
+    const every = intervals[task];
+    const existing = await queue.getJobScheduler(task);
+    if (every === null) {
+      if (existing !== undefined) await queue.removeJobScheduler(task);
+      continue;
+    }
+    if (existing !== undefined) continue;
+    await queue.upsertJobScheduler(task, { every }, { name: task, opts: { removeOnComplete: true, removeOnFail: 100 } });
     created.push(task);
   }
   return created;
+}
+
+/**
+ * Asks for one advisory sync now (a process starting up): deduplicated by its job id while one
+ * waits, and a sync already running elsewhere makes it a no-op (the writers' lock in Postgres).
+ */
+export async function requestAdvisorySync(queue: Queue): Promise<void> {
+  await queue.add('advisories', {}, { jobId: 'advisories-start-up', removeOnComplete: true, removeOnFail: true });
 }

@@ -1,4 +1,4 @@
-import type { ProgressCounts } from '../sbom/types.js';
+import type { ProgressCounts } from '../model/types.js';
 import type { JobPhase, JobSnapshot } from './snapshot.js';
 
 export type ProgressWrite = (phase: JobPhase, counts: ProgressCounts) => Promise<JobSnapshot | null>;

@@ -67,3 +67,33 @@ export async function enqueueInventory(queues: PreparationQueues, inventoryId: s
 export async function enqueueSbomJob(queue: SbomQueue, jobId: string, maxAttempts: number): Promise<void> {
   await queue.add('analyze', { jobId }, sbomJobOptions(jobId, maxAttempts));
 }
+
+/** The producers of every queue of the deployment, on one commands connection. */
+export interface DeploymentQueues {
+  readonly sbom: SbomQueue;
+  readonly preparation: PreparationQueues;
+  readonly maintenance: Queue;
+  /** Every queue, in QUEUE_NAMES order (dashboard, queue metrics). */
+  readonly all: readonly Queue[];
+  close(): Promise<void>;
+}
+
+/** Opens a producer of each queue; the API and the workers share this wiring. */
+export function createQueues(connection: Redis, prefix: string, outages: OutageLog): DeploymentQueues {
+  const sbom = createQueue<SbomJobData>('sbom', connection, prefix, outages);
+  const preparation: PreparationQueues = {
+    inventory: createQueue<InventoryJobData>('inventory', connection, prefix, outages),
+    crawl: createQueue<InventoryJobData>('crawl', connection, prefix, outages),
+  };
+  const maintenance = createQueue('maintenance', connection, prefix, outages);
+  const all: readonly Queue[] = [sbom, preparation.inventory, preparation.crawl, maintenance];
+  return {
+    sbom,
+    preparation,
+    maintenance,
+    all,
+    close: async () => {
+      await Promise.all(all.map((queue) => queue.close()));
+    },
+  };
+}

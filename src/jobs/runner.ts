@@ -1,3 +1,4 @@
+import type { AdvisoryLookup } from '../advisories/types.js';
 import type { Logger } from '../logger.js';
 import { isStoreUnavailable, NETWORK_CODES } from '../store-errors.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
@@ -5,13 +6,12 @@ import { contractMajor } from '../sbom/contract.js';
 import {
   AnalysisError,
   TransientAnalysisError,
-  type AnalysisPhase,
   type AnalysisResult,
   type FailureCode,
   type FileProblem,
   type InputFile,
   type OutputFormat,
-} from '../sbom/types.js';
+} from '../model/types.js';
 import { INVALID_DOCUMENT_LOG, invalidDocumentLog } from '../sbom/validate/defects.js';
 import type { SnapshotSink } from './events.js';
 import { ProgressWriter } from './progress.js';
@@ -26,15 +26,12 @@ export interface RunnerDeps {
   readonly logger: Logger;
   readonly analyze: Analyze;
   /** The analysis collaborators (registry, resolver, limits) shared by every job. */
-  readonly analysis: Omit<AnalyzeDeps, 'onProgress' | 'signal' | 'checkpoint'>;
+  readonly analysis: Omit<AnalyzeDeps, 'onProgress' | 'signal' | 'checkpoint' | 'advisories'>;
+  /** Where a job asking for vulnerabilities has its components matched (the advisory mirror). */
+  readonly advisories?: AdvisoryLookup;
   readonly maxAttempts: number;
   readonly parserContract: string;
   readonly progressIntervalMs: number;
-  /**
-   * Test hook: hold every job when it enters this phase; `terminal` holds it after its terminal
-   * snapshot is committed and before it is published (the window a crash can strand streams in).
-   */
-  readonly holdPhase?: 'resolving' | 'enriching' | 'rendering' | 'terminal' | null;
   /** First delay before a job whose worker crashed is run again; doubles per attempt. */
   readonly crashBackoffMs?: number;
   /** Told of phase durations and terminal outcomes (metrics). */
@@ -97,14 +94,6 @@ export function isTransient(error: unknown): boolean {
   return error instanceof TransientAnalysisError || isStoreUnavailable(error) || (typeof code === 'string' && NETWORK_CODES.has(code));
 }
 
-function waitForAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    const fail = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
-    if (signal.aborted) fail();
-    else signal.addEventListener('abort', fail, { once: true });
-  });
-}
-
 function written(snapshot: JobSnapshot | null): JobSnapshot {
   if (snapshot === null) throw new FencedOut();
   return snapshot;
@@ -145,14 +134,9 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
   const controller = new AbortController();
   if (stop?.aborted === true) controller.abort(stop.reason);
   stop?.addEventListener('abort', () => controller.abort(stop.reason), { once: true });
-  /** Publishes a committed terminal snapshot (the test hook may hold the worker in between). */
+  /** Publishes a committed terminal snapshot. */
   const publishTerminal = async (snapshot: JobSnapshot | null): Promise<void> => {
-    const committed = written(snapshot);
-    if (deps.holdPhase === 'terminal') {
-      log.warn({ state: committed.state }, 'TEST_HOLD_PHASE: holding between the terminal commit and its publish');
-      await waitForAbort(stop ?? new AbortController().signal).catch(() => undefined);
-    }
-    await deps.publish(committed);
+    await deps.publish(written(snapshot));
   };
   const failWith = async (code: FailureCode, problems: readonly FileProblem[] = []): Promise<RunOutcome> => {
     await publishTerminal(await store.fail(jobId, attempt, code, problems));
@@ -165,7 +149,7 @@ export async function runSbomJob(jobId: string, deps: RunnerDeps, stop?: AbortSi
     if (contractMajor(claim.parserContract) !== contractMajor(deps.parserContract)) return await failWith('parser_contract_changed');
     const { inputs } = claimed;
     if (inputs === null) return await failWith('execution_record_unavailable');
-    const result = await analyseWithProgress(jobId, attempt, inputs, claim.format, deps, controller, log);
+    const result = await analyseWithProgress(jobId, attempt, inputs, claim.format, deps, controller);
     await publishTerminal(
       await store.succeed(jobId, attempt, { mediaType: result.mediaType, document: result.document, byteSize: result.byteSize }, result.counts),
     );
@@ -247,7 +231,6 @@ async function analyseWithProgress(
   format: OutputFormat,
   deps: RunnerDeps,
   controller: AbortController,
-  log: Logger,
 ): Promise<AnalysisResult> {
   const writer = new ProgressWriter(
     async (phase, counts) => {
@@ -261,7 +244,6 @@ async function analyseWithProgress(
     // The claim wrote the job's first running phase just now.
     { phase: 'resolving', at: Date.now() },
   );
-  const holdPhase = deps.holdPhase === 'terminal' ? null : (deps.holdPhase ?? null);
   // Phase durations: each phase lasts until the next one is reported (the last until the end).
   let phase: { name: string; since: number } | null = null;
   const phaseEnded = (): void => {
@@ -271,6 +253,7 @@ async function analyseWithProgress(
     return await deps.analyze(inputs.files, format, {
       ...deps.analysis,
       environment: inputs.environment,
+      ...(inputs.vulnerabilities && deps.advisories ? { advisories: deps.advisories } : {}),
       signal: controller.signal,
       onProgress: (p) => {
         if (p.phase !== phase?.name) {
@@ -279,17 +262,6 @@ async function analyseWithProgress(
         }
         writer.report(p.phase, p.counts);
       },
-      // Only the test hook holding a phase needs a checkpoint: without one an analysis thread
-      // makes no round trip to this thread at each phase.
-      ...(holdPhase === null
-        ? {}
-        : {
-            checkpoint: async (phase: AnalysisPhase): Promise<void> => {
-              if (holdPhase !== phase) return;
-              log.warn({ phase }, 'TEST_HOLD_PHASE: holding the job until the attempt is stopped');
-              await waitForAbort(controller.signal);
-            },
-          }),
     });
   } finally {
     phaseEnded();

@@ -1,4 +1,4 @@
-import type { FailureCode, OutputFormat, ProgressCounts } from '../sbom/types.js';
+import type { FailureCode, OutputFormat, ProgressCounts } from '../model/types.js';
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type JobState = (typeof JOB_STATES)[number];

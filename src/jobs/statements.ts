@@ -3,7 +3,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type { QueryResultRow } from 'pg';
 import type { Database } from '../db/client.js';
 import { lockfileJobInputs, lockfileJobResults, lockfileJobs, type StoredInputFile } from '../db/schema/index.js';
-import type { AnalysisEnvironment } from '../sbom/environment.js';
+import type { AnalysisEnvironment } from '../model/environment.js';
 import { toSnapshot, type JobSnapshot } from './snapshot.js';
 
 // The job statements every job runs (create, claim, finish), as raw SQL built once and run by
@@ -72,12 +72,12 @@ export const CLAIM_WITH_INPUTS = (() => {
       WHERE ${j.id} = ${sql.placeholder('id')} AND ${j.expiresAt} > now() AND ${j.state} = 'queued' AND ${j.attempt} < ${sql.placeholder('maxAttempts')}
       RETURNING ${SNAPSHOT_RETURNING}, ${name(j.parserContract)} AS "parserContract"
     )
-    SELECT claimed.*, ${i}.${name(i.files)} AS "files", ${i}.${name(i.environment)} AS "environment"
+    SELECT claimed.*, ${i}.${name(i.files)} AS "files", ${i}.${name(i.environment)} AS "environment", ${i}.${name(i.vulnerabilities)} AS "vulnerabilities"
     FROM claimed LEFT JOIN ${i} ON ${i}.${name(i.jobId)} = claimed."id"`);
 })();
 
 /** What the insert of a job takes: the job's columns, the files and environment as JSON text. */
-export const INSERT_VALUES = ['accountId', 'format', 'parserContract', 'idempotencyKey', 'requestHash', 'ttlSeconds', 'files', 'environment', 'totalBytes'] as const;
+export const INSERT_VALUES = ['accountId', 'format', 'parserContract', 'idempotencyKey', 'requestHash', 'ttlSeconds', 'files', 'environment', 'vulnerabilities', 'totalBytes'] as const;
 export type InsertValues = Readonly<Record<(typeof INSERT_VALUES)[number], unknown>>;
 
 /** The job and its execution record in one statement, over values (in a transaction) or placeholders (the named statement). */
@@ -90,8 +90,8 @@ export function insertJob(v: InsertValues): SQL {
       VALUES (${v.accountId}, ${v.format}, ${v.parserContract}, ${v.idempotencyKey}, ${v.requestHash}, now() + make_interval(secs => ${v.ttlSeconds}))
       RETURNING ${SNAPSHOT_RETURNING}
     ), inputs AS (
-      INSERT INTO ${i} (${name(i.jobId)}, ${name(i.files)}, ${name(i.environment)}, ${name(i.totalBytes)})
-      SELECT "id", ${v.files}::jsonb, ${v.environment}::jsonb, ${v.totalBytes} FROM job
+      INSERT INTO ${i} (${name(i.jobId)}, ${name(i.files)}, ${name(i.environment)}, ${name(i.vulnerabilities)}, ${name(i.totalBytes)})
+      SELECT "id", ${v.files}::jsonb, ${v.environment}::jsonb, ${v.vulnerabilities}::boolean, ${v.totalBytes} FROM job
     )
     SELECT * FROM job`;
 }
@@ -126,4 +126,5 @@ export type ClaimRow = SnapshotRow & {
   /** Null when the execution record is gone (the column itself is never null). */
   readonly files: StoredInputFile[] | null;
   readonly environment: AnalysisEnvironment | null;
+  readonly vulnerabilities: boolean | null;
 };

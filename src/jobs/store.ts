@@ -1,8 +1,8 @@
 import { and, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client.js';
 import { lockfileJobResults, lockfileJobs } from '../db/schema/index.js';
-import type { AnalysisEnvironment } from '../sbom/environment.js';
-import type { FailureCode, FileProblem, InputFile, OutputFormat, ProgressCounts } from '../sbom/types.js';
+import type { AnalysisEnvironment } from '../model/environment.js';
+import type { FailureCode, FileProblem, InputFile, OutputFormat, ProgressCounts } from '../model/types.js';
 import { isTerminal, toSnapshot, type JobPhase, type JobSnapshot } from './snapshot.js';
 import { CLAIM_WITH_INPUTS, INSERT_JOB, insertJob, rawSnapshot, runNamed, snapshotColumns, SUCCEED, type ClaimRow, type InsertValues, type SnapshotRow } from './statements.js';
 
@@ -12,6 +12,8 @@ export interface NewJob {
   readonly files: readonly InputFile[];
   /** The request's target environment; null: the documented defaults. */
   readonly environment: AnalysisEnvironment | null;
+  /** Whether the components are to be matched against advisories (default false). */
+  readonly vulnerabilities?: boolean;
   readonly totalBytes: number;
   readonly idempotencyKey: string | null;
   readonly requestHash: string;
@@ -22,6 +24,7 @@ export interface NewJob {
 export interface JobInputs {
   readonly files: readonly InputFile[];
   readonly environment: AnalysisEnvironment | null;
+  readonly vulnerabilities: boolean;
 }
 
 export type CreateOutcome =
@@ -60,7 +63,8 @@ const notExpired = gt(lockfileJobs.expiresAt, sql`now()`);
 function insertValues(job: NewJob): InsertValues {
   const { accountId, format, parserContract, idempotencyKey, requestHash, ttlSeconds, totalBytes } = job;
   const environment = job.environment === null ? null : JSON.stringify(job.environment);
-  return { accountId, format, parserContract, idempotencyKey, requestHash, ttlSeconds, files: JSON.stringify(job.files), environment, totalBytes };
+  const vulnerabilities = job.vulnerabilities === true;
+  return { accountId, format, parserContract, idempotencyKey, requestHash, ttlSeconds, files: JSON.stringify(job.files), environment, vulnerabilities, totalBytes };
 }
 
 const bump = { revision: sql`${lockfileJobs.revision} + 1`, updatedAt: sql`now()` };
@@ -163,7 +167,7 @@ export class JobStore {
     const [row] = await runNamed<ClaimRow>(this.db, CLAIM_WITH_INPUTS, { id, maxAttempts });
     if (row) {
       const claim = { snapshot: rawSnapshot(row), attempt: row.attempt, format: row.format as OutputFormat, parserContract: row.parserContract };
-      const inputs = row.files === null ? null : { files: row.files, environment: row.environment };
+      const inputs = row.files === null ? null : { files: row.files, environment: row.environment, vulnerabilities: row.vulnerabilities === true };
       return { kind: 'claimed', claim, inputs };
     }
     const [exhausted] = await this.db

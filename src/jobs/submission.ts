@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { environmentIdentity, type AnalysisEnvironment } from '../sbom/environment.js';
-import type { InputFile, OutputFormat } from '../sbom/types.js';
+import { environmentIdentity, type AnalysisEnvironment } from '../model/environment.js';
+import type { InputFile, OutputFormat } from '../model/types.js';
 
 /** Limits of one upload (submit and synchronous SBOM alike). */
 export const UPLOAD_LIMITS = {
@@ -54,14 +54,15 @@ export function checkUpload(files: readonly InputFile[]): UploadCheck {
 }
 
 /**
- * Identity of a request for idempotency: the format, every file in order, and the environment
- * when one is given (a request without one hashes as it always did).
+ * Identity of a request for idempotency: the format, every file in order, the environment when
+ * one is given and `vulnerabilities` when asked for (a request without them hashes as it always did).
  */
-export function requestHash(format: OutputFormat, files: readonly InputFile[], environment: AnalysisEnvironment | null = null): string {
+export function requestHash(format: OutputFormat, files: readonly InputFile[], environment: AnalysisEnvironment | null = null, vulnerabilities = false): string {
   const hash = createHash('sha256');
   hash.update(format);
   const env = environmentIdentity(environment);
   if (env !== '') hash.update(`\0environment:${env}`);
+  if (vulnerabilities) hash.update('\0vulnerabilities');
   for (const f of files) {
     hash.update(`\0${Buffer.byteLength(f.path)}:${f.path}\0${Buffer.byteLength(f.content)}:`);
     hash.update(f.content);

@@ -1,4 +1,4 @@
-import { RegistryUnreachableError } from '../sbom/registry-unreachable.js';
+import { RegistryUnreachableError } from '../model/registry-unreachable.js';
 
 /**
  * Per-host circuit breakers for registry requests. A host that could not be connected to a few

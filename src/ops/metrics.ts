@@ -3,8 +3,8 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefault
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobObserver } from '../jobs/runner.js';
-import type { MetadataCache, MetadataClient } from '../sbom/enrich-types.js';
-import type { OutputFormat } from '../sbom/types.js';
+import type { MetadataCache, MetadataClient } from '../model/enrich-types.js';
+import type { OutputFormat } from '../model/types.js';
 import { VALIDATED_FORMATS } from '../sbom/validate/defects.js';
 
 /** Queue states reported as depth (BullMQ's own state names). */

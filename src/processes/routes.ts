@@ -4,30 +4,30 @@ import type { DatabaseHandle } from '../db/client.js';
 import type { Queue } from 'bullmq';
 import type { AppDeps, RoutePlugin } from '../http/app.js';
 import { EventHub } from '../jobs/events.js';
-import { InventoryCatalog } from '../inventory/catalog.js';
-import { CompareService } from '../inventory/compare-service.js';
-import { GrepService } from '../inventory/grep-service.js';
-import { CursorCodec } from '../inventory/cursor.js';
-import { cursorSecret } from '../inventory/cursor-secret.js';
-import { ListService } from '../inventory/list-service.js';
-import { PackageLister } from '../inventory/listing/package.js';
-import { RepositoryLister } from '../inventory/listing/repository.js';
-import { ReadyRows, type ListerDeps } from '../inventory/listing/shared.js';
-import { SiteLister } from '../inventory/listing/site.js';
-import { ReadService } from '../inventory/read-service.js';
+import { InventoryCatalog } from '../inventory/store/catalog.js';
+import { CompareService } from '../routes/inventory/compare-service.js';
+import { GrepService } from '../routes/inventory/grep-service.js';
+import { CursorCodec } from '../inventory/query/cursor.js';
+import { cursorSecret } from '../inventory/store/cursor-secret.js';
+import { ListService } from '../routes/inventory/list-service.js';
+import { PackageLister } from '../routes/inventory/listing/package.js';
+import { RepositoryLister } from '../routes/inventory/listing/repository.js';
+import { ReadyRows, type ListerDeps } from '../routes/inventory/listing/shared.js';
+import { SiteLister } from '../routes/inventory/listing/site.js';
+import { ReadService } from '../routes/inventory/read-service.js';
 import { GitSource } from '../inventory/sources/git.js';
-import { packageSources, targetOutgoing } from '../inventory/sources/index.js';
-import { InventoryStore } from '../inventory/store.js';
-import { inventoryChannel, waitForInventory } from '../inventory/waiter.js';
-import { createQueue, enqueueInventory, type InventoryJobData, type PreparationQueues, type SbomJobData, type SbomQueue } from '../jobs/queues.js';
+import { InventoryStore } from '../inventory/store/store.js';
+import { inventoryChannel, waitForInventory } from '../inventory/prepare/waiter.js';
+import { createQueues, enqueueInventory, type DeploymentQueues, type PreparationQueues, type SbomQueue } from '../jobs/queues.js';
 import { JobStore } from '../jobs/store.js';
 import type { Logger } from '../logger.js';
 import { OutageLog } from '../outage-log.js';
 import { closeRedis, createRedis } from '../redis.js';
-import { registryAnalysis, type RegistryAnalysis } from '../registry/analysis.js';
-import { loadNpmOptions, type NpmOptions } from '../registry/npm-options.js';
-import { PgMetadataCache } from '../registry/pg-cache.js';
+import type { RegistryAnalysis } from '../sbom/registry-analysis.js';
+import { loadNpmOptions, type NpmOptions } from '../ecosystems/npm/options.js';
 import { Metrics } from '../ops/metrics.js';
+import { AdvisoryStore } from '../advisories/store.js';
+import { advisoriesRoutes } from '../routes/advisories.js';
 import { consoleRoutes } from '../routes/console.js';
 import { healthRoutes } from '../routes/health.js';
 import { compareRoutes } from '../routes/compare.js';
@@ -42,8 +42,13 @@ import { readRoutes } from '../routes/read.js';
 import { sbomRoutes } from '../routes/sbom.js';
 import { gatedUploads, UploadGate } from '../routes/upload-gate.js';
 import type { Analyze } from '../jobs/runner.js';
-import { analysisPoolFor } from '../threads/analysis-pool.js';
-import { grepPoolFor } from '../threads/grep-pool.js';
+import { analysisPoolFor, grepPoolFor, packageTargetsFor, registryAnalysisFor } from './wiring.js';
+import { pgAdvisoryLookup } from '../advisories/pg-lookup.js';
+import { PackageInspection } from '../packages/inspection.js';
+import { FILE_CHANGELOG_READER } from '../packages/changelog-reader.js';
+import { UpgradeReview } from '../packages/upgrade-review.js';
+import { InventoryVersionFiles } from '../routes/packages-files.js';
+import { packagesRoutes, type PackageRouteDeps } from '../routes/packages.js';
 
 /** The collaborators of an API process, made once and shared by its routes. */
 export interface ApiServices {
@@ -53,6 +58,8 @@ export interface ApiServices {
   readonly analyze: Analyze;
   readonly commands: Redis;
   readonly subscriber: Redis;
+  /** Every queue's producer; sbomQueue, preparationQueues and maintenanceQueue name them too. */
+  readonly queues: DeploymentQueues;
   readonly sbomQueue: SbomQueue;
   readonly preparationQueues: PreparationQueues;
   readonly maintenanceQueue: Queue;
@@ -64,6 +71,8 @@ export interface ApiServices {
   readonly reader: ReadService;
   readonly grep: GrepService;
   readonly compare: CompareService;
+  /** Package inspection and upgrade reviews. */
+  readonly packages: PackageRouteDeps;
   close(): Promise<void>;
 }
 
@@ -75,28 +84,15 @@ export async function createApiServices(
 ): Promise<ApiServices> {
   const options = npmOptions ?? (await loadNpmOptions());
   const metrics = new Metrics('api');
-  const analysis = await registryAnalysis({
-    cache: new PgMetadataCache(database.db),
-    resolutionTimeoutMs: config.resolutionTimeoutMs,
-    concurrency: config.registryConcurrency.service,
-    npmOptions: options,
-    packageRegistries: config.packageRegistries,
-    mavenAllowedRepositories: config.mavenAllowedRepositories,
-    observer: metrics,
-  });
+  const analysis = await registryAnalysisFor(config, database, options, metrics);
   const pool = analysisPoolFor(config, logger);
   const grepPool = grepPoolFor(config);
   const outages = new OutageLog(logger);
   const commands = createRedis(config.redisUrl, 'commands', 'pkgscope-api-commands', logger);
   const subscriber = createRedis(config.redisUrl, 'subscriber', 'pkgscope-api-events', logger);
-  const sbomQueue = createQueue<SbomJobData>('sbom', commands, config.redisPrefix, outages);
+  const queues = createQueues(commands, config.redisPrefix, outages);
   const hub = new EventHub(subscriber, logger);
-  const preparationQueues: PreparationQueues = {
-    inventory: createQueue<InventoryJobData>('inventory', commands, config.redisPrefix, outages),
-    crawl: createQueue<InventoryJobData>('crawl', commands, config.redisPrefix, outages),
-  };
-  const maintenanceQueue = createQueue('maintenance', commands, config.redisPrefix, outages);
-  metrics.watchQueues([sbomQueue, preparationQueues.inventory, preparationQueues.crawl, maintenanceQueue]);
+  metrics.watchQueues(queues.all);
   metrics.includeWorkersFrom(commands, config.redisPrefix);
   const inventories = new InventoryStore(database.db);
   const catalog = new InventoryCatalog(inventories, config.inventoryCatalogMaxBytes);
@@ -106,7 +102,7 @@ export async function createApiServices(
     ready,
     enqueue: async (row) => {
       try {
-        await enqueueInventory(preparationQueues, row.id, row.kind);
+        await enqueueInventory(queues.preparation, row.id, row.kind);
       } catch (error) {
         // The row is committed; the reconciler enqueues it once Redis answers again.
         logger.warn({ err: error, inventoryId: row.id }, 'enqueue failed; left to the reconciler');
@@ -125,23 +121,33 @@ export async function createApiServices(
     failedRetryMs: config.inventoryRetryMs,
   };
   // Package targets' registry requests (version lookups), under the address policy.
-  const outgoing = targetOutgoing(options, config.packageRegistries, config.registryAllowPrivateAddresses);
+  const targets = packageTargetsFor(config, options);
   const cursors = new CursorCodec(await cursorSecret(database.db, config.cursorSecret));
   const list = new ListService({
     store: inventories,
     catalog,
     cursors,
     ready,
+    deadlineGraceMs: config.listDeadlineGraceMs,
     listers: {
-      package: new PackageLister(listerDeps, packageSources(options, config.packageRegistries, config.resolutionTimeoutMs, outgoing)),
+      package: new PackageLister(listerDeps, targets.sources),
       repository: new RepositoryLister(listerDeps, new GitSource({ hosts: config.gitHosts, cacheDir: config.gitCacheDir, timeoutMs: config.gitTimeoutMs, refsTtlMs: config.gitRefsTtlMs, maxRefs: config.gitMaxRefs })),
       site: new SiteLister(listerDeps, config.siteRefreshMs),
     },
   });
   const reader = new ReadService(inventories, catalog);
+  const inspection = new PackageInspection({
+    inspectors: targets.inspectors,
+    sources: targets.sources,
+    advisories: pgAdvisoryLookup(database.db),
+    advisoriesOff: config.advisories.dbUrl === null,
+  });
+  const review = new UpgradeReview(inspection, new InventoryVersionFiles({ list, catalog, reader }), FILE_CHANGELOG_READER);
   return {
-    preparationQueues,
-    maintenanceQueue,
+    packages: { inspection, review },
+    preparationQueues: queues.preparation,
+    maintenanceQueue: queues.maintenance,
+    queues,
     metrics,
     inventories,
     list,
@@ -152,13 +158,13 @@ export async function createApiServices(
     analyze: pool.analyze,
     commands,
     subscriber,
-    sbomQueue,
+    sbomQueue: queues.sbom,
     hub,
     store: new JobStore(database.db),
     close: async () => {
       hub.closeAll();
-      await Promise.all([sbomQueue.close(), preparationQueues.inventory.close(), preparationQueues.crawl.close(), maintenanceQueue.close()]);
-      await Promise.all([closeRedis(commands), closeRedis(subscriber), pool.close(), grepPool.close(), outgoing.close()]);
+      await queues.close();
+      await Promise.all([closeRedis(commands), closeRedis(subscriber), pool.close(), grepPool.close(), targets.outgoing.close()]);
     },
   };
 }
@@ -171,7 +177,7 @@ export interface RouteSet {
 
 /** Every queue of the deployment, for the dashboard and queue metrics. */
 export function allQueues(services: ApiServices): Queue[] {
-  return [services.sbomQueue, services.preparationQueues.inventory, services.preparationQueues.crawl, services.maintenanceQueue];
+  return [...services.queues.all];
 }
 
 /** The ops endpoints (metrics, queue dashboard) of the API process. */
@@ -195,13 +201,16 @@ export function apiRoutes(config: Config, database: DatabaseHandle, services: Ap
     v1Routes: [
       gatedUploads(new UploadGate(config), [
         lockfileJobRoutes({ config, store: services.store, queue: services.sbomQueue, hub: services.hub, logger, streams }),
-        sbomRoutes({ config, analyze: services.analyze, analysis, observer: services.metrics }),
+        sbomRoutes({ config, analyze: services.analyze, analysis, advisories: pgAdvisoryLookup(database.db), observer: services.metrics }),
       ]),
       listRoutes(services.list),
       readRoutes(services.list, services.reader),
       languagesRoutes(),
       grepRoutes(services.grep),
       compareRoutes(services.compare),
+      packagesRoutes(services.packages),
+      // The configured ecosystems (none when ADVISORY_DB_URL is off) and any imported one.
+      advisoriesRoutes({ sources: () => new AdvisoryStore(database.db).sources(config.advisories.dbUrl === null ? [] : config.advisories.ecosystems) }),
     ],
     rootRoutes: [mcpRoutes()],
   };

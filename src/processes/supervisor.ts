@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../logger.js';
-import { killGroup } from './child.js';
+import { killGroup } from '../system/child.js';
 
 export interface ChildSpec {
   readonly name: string;

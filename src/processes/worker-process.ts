@@ -3,7 +3,7 @@ import { connectDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import type { Logger } from '../logger.js';
 import { checkRedis, createRedis } from '../redis.js';
-import { startWorkers } from '../../workers/index.js';
+import { startWorkers } from './workers.js';
 import { opsRoutes } from '../routes/ops.js';
 import { startOpsServer } from './ops-server.js';
 import { onShutdownSignals } from './signals.js';

@@ -2,9 +2,9 @@ import type { App, RoutePlugin } from '../http/app.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
 import { ProblemError } from '../http/problems.js';
 import { NO_QUERY_PARAMETERS } from '../http/validation.js';
-import { CompareRequestBody, CompareResponse, DiffQuery, DiffResponse, type CompareRequestBodyType } from '../inventory/compare-schemas.js';
-import type { CompareQuery, CompareService } from '../inventory/compare-service.js';
-import { parseSelection } from '../inventory/selection.js';
+import { CompareRequestBody, CompareResponse, DiffQuery, DiffResponse, type CompareRequestBodyType } from './inventory/compare-schemas.js';
+import type { CompareQuery, CompareService } from './inventory/compare-service.js';
+import { parseSelection } from '../inventory/query/selection.js';
 import { parseTarget, type ListTarget } from '../inventory/targets.js';
 
 function targetOf(field: string, text: string): ListTarget {

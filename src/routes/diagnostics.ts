@@ -1,4 +1,4 @@
-import type { FileProblem } from '../sbom/types.js';
+import type { FileProblem } from '../model/types.js';
 
 /** At most this many diagnostics are returned; the rest are counted in `truncated`. */
 export const MAX_DIAGNOSTICS = 100;

@@ -2,9 +2,9 @@ import type { App, RoutePlugin } from '../http/app.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
 import { ProblemError } from '../http/problems.js';
 import { NO_QUERY_PARAMETERS } from '../http/validation.js';
-import { GrepRequestBody, GrepResponse, type GrepRequestBodyType } from '../inventory/grep-schemas.js';
-import type { GrepQuery, GrepService } from '../inventory/grep-service.js';
-import { parseSelection } from '../inventory/selection.js';
+import { GrepRequestBody, GrepResponse, type GrepRequestBodyType } from './inventory/grep-schemas.js';
+import type { GrepQuery, GrepService } from './inventory/grep-service.js';
+import { parseSelection } from '../inventory/query/selection.js';
 import { parseTarget } from '../inventory/targets.js';
 
 /** The grep request's own rules on top of its schema: target, selection and page shape. */

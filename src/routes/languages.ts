@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { App, RoutePlugin } from '../http/app.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
-import { searchLanguages } from '../inventory/languages.js';
+import { searchLanguages } from '../inventory/query/languages.js';
 
 export const LanguagesQuery = Type.Object(
   {

@@ -1,26 +1,17 @@
 import type { App, RoutePlugin } from '../http/app.js';
 import { ProblemError } from '../http/problems.js';
-import type { ListService } from '../inventory/list-service.js';
-import { ListRequestBody, ListResponse } from '../inventory/schemas.js';
+import { TargetMemo } from './inventory/target-memo.js';
+import type { ListService } from './inventory/list-service.js';
+import { sendJsonPage } from './inventory/json-page.js';
+import { ListRequestBody, ListResponse } from './inventory/schemas.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
-import { parseSelection } from '../inventory/selection.js';
+import { parseSelection } from '../inventory/query/selection.js';
 import { NO_QUERY_PARAMETERS } from '../http/validation.js';
-import { parseTarget } from '../inventory/targets.js';
-
-/** Whether an Accept-Encoding header admits gzip (with a non-zero q). */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((part) => {
-    const [coding, ...params] = part.trim().toLowerCase().split(';');
-    if (coding !== 'gzip' && coding !== 'x-gzip' && coding !== '*') return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
 
 /** `POST /v1/list`. */
 export function listRoutes(service: ListService): RoutePlugin {
   return async (app: App) => {
+    const targets = new TargetMemo();
     const schema = {
       summary: 'List the files, directories or pages of a package, repository or documentation site',
       operationId: 'list',
@@ -33,7 +24,7 @@ export function listRoutes(service: ListService): RoutePlugin {
     app.post('/list', { config: { capability: 'list' }, schema }, async (request, reply) => {
       const body = request.body;
       if (body.target.trim() === '') throw new ProblemError('VALIDATION_ERROR', 'target must not be blank.');
-      const parsed = parseTarget(body.target);
+      const parsed = targets.parse(body.target);
       if (!parsed.ok) throw new ProblemError('VALIDATION_ERROR', `${parsed.detail}.`);
       const selection = parseSelection(body, parsed.target);
       if (!selection.ok) throw new ProblemError('VALIDATION_ERROR', `${selection.detail}.`);
@@ -43,12 +34,7 @@ export function listRoutes(service: ListService): RoutePlugin {
         after: body.after ?? null,
         waitMs: body.wait_timeout_ms ?? 0,
       });
-      reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
-      // Pages are cached with their gzip form, so compressing costs nothing on repeats.
-      if (page.json.length > 1024 && acceptsGzip(request.headers['accept-encoding'])) {
-        return reply.header('content-encoding', 'gzip').send(page.gzip());
-      }
-      return reply.send(page.json);
+      return sendJsonPage(request, reply, page);
     });
   };
 }

@@ -1,29 +1,33 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Config } from '../config.js';
 import type { App, RoutePlugin } from '../http/app.js';
 import { headerLines } from '../http/headers.js';
 import { ProblemError } from '../http/problems.js';
 import { SseWriter } from '../http/sse.js';
-import { jobChannel, type EventHub } from '../jobs/events.js';
+import type { EventHub } from '../jobs/events.js';
+import { JobStreams } from '../jobs/event-stream.js';
 import { JobStatusCache } from '../jobs/status-cache.js';
 import { enqueueSbomJob, type SbomQueue } from '../jobs/queues.js';
-import { isTerminal, JOB_PHASES, JOB_STATES, jobLocation, JOBS_PATH, type JobSnapshot } from '../jobs/snapshot.js';
-import { SnapshotReads } from '../jobs/snapshot-reads.js';
+import { JOB_PHASES, JOB_STATES, jobLocation, JOBS_PATH } from '../jobs/snapshot.js';
 import type { JobStore } from '../jobs/store.js';
 import { parseIdempotencyKey, requestHash } from '../jobs/submission.js';
 import type { Logger } from '../logger.js';
-import { OutageLog } from '../outage-log.js';
 import { PARSER_CONTRACT_VERSION } from '../sbom/contract.js';
-import { FAILURE_CODES, OUTPUT_FORMATS } from '../sbom/types.js';
+import { FAILURE_CODES, OUTPUT_FORMATS } from '../model/types.js';
 import { diagnosticsOf } from './diagnostics.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
 import { NO_QUERY_PARAMETERS } from '../http/validation.js';
 import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
 
 export interface LockfileJobRouteDeps {
-  readonly config: Pick<Config, 'jobTtlSeconds' | 'jobMaxAttempts' | 'sseHeartbeatMs' | 'redisPrefix' | 'jobStatusFreshMs'>;
+  readonly config: {
+    readonly jobTtlSeconds: number;
+    readonly jobMaxAttempts: number;
+    readonly sseHeartbeatMs: number;
+    readonly redisPrefix: string;
+    readonly jobStatusFreshMs: number;
+  };
   readonly store: JobStore;
   readonly queue: SbomQueue;
   readonly hub: EventHub;
@@ -80,9 +84,8 @@ const IDEMPOTENCY_HEADER = new Set(['idempotency-key']);
 /** Submit, status, result and events of lockfile analysis jobs. */
 export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
   const { store, queue, hub, config, logger } = deps;
-  const rereads = new SnapshotReads((ids) => store.findMany(ids));
   const redisPrefix = config.redisPrefix;
-  const outages = new OutageLog(logger);
+  const jobStreams = new JobStreams({ store, hub, redisPrefix, logger });
   return async (app: App) => {
     await app.register(multipart, MULTIPART_OPTIONS);
     const statuses = new JobStatusCache({ hub, prefix: redisPrefix, logger, freshMs: config.jobStatusFreshMs });
@@ -121,9 +124,10 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
           format: upload.format,
           files: upload.files,
           environment: upload.environment,
+          vulnerabilities: upload.vulnerabilities,
           totalBytes: upload.totalBytes,
           idempotencyKey: idempotency.key,
-          requestHash: requestHash(upload.format, upload.files, upload.environment),
+          requestHash: requestHash(upload.format, upload.files, upload.environment, upload.vulnerabilities),
           parserContract: PARSER_CONTRACT_VERSION,
           ttlSeconds: config.jobTtlSeconds,
         });
@@ -196,93 +200,24 @@ export function lockfileJobRoutes(deps: LockfileJobRouteDeps): RoutePlugin {
         }),
       },
       async (request, reply) => {
-      const id = jobId(request);
-      const accountId = accountOf(request);
-      let writer: SseWriter | null = null;
-      let lastRevision = -1;
-      let early: JobSnapshot[] = [];
-      let closed = false;
-      // Whether a snapshot arrived since the last heartbeat: a stream that went quiet re-reads
-      // Postgres, so a snapshot whose publish was lost (its worker died right after the commit)
-      // reaches the client within two heartbeat intervals of the commit.
-      let heard = false;
-      let unsubscribe = (): void => undefined;
-      const close = (): void => {
-        if (closed) return;
-        closed = true;
-        unsubscribe();
-        writer?.end();
-      };
-      const deliver = (snapshot: JobSnapshot): void => {
-        if (closed) return;
-        if (writer === null) {
-          early.push(snapshot);
-          return;
-        }
-        heard = true;
-        // Revisions never go backwards for a client; equal ones (duplicates) are allowed.
-        if (snapshot.revision < lastRevision) return;
-        lastRevision = snapshot.revision;
-        const final = isTerminal(snapshot.state);
-        writer.send(SseWriter.frame('snapshot', String(snapshot.revision), JSON.stringify(snapshot)), final);
-        if (final) close();
-      };
-      let rereading = false;
-      const reread = async (): Promise<void> => {
-        if (rereading || closed) return;
-        rereading = true;
-        try {
-          // The owner was checked when the stream opened; the job's owner never changes.
-          const current = await rereads.read(id);
-          if (current === null) close();
-          else if (current.revision > lastRevision || isTerminal(current.state)) deliver(current);
-          outages.recovered('event-streams');
-        } catch (error) {
-          // Postgres is down: the stream stays open and tries again at the next heartbeat.
-          outages.warn('event-streams', error, 'event stream could not re-read its snapshot');
-        } finally {
-          rereading = false;
-        }
-      };
-      const onMessage = (message: string): void => {
-        try {
-          deliver(JSON.parse(message) as JobSnapshot);
-        } catch {
-          logger.warn({ jobId: id }, 'malformed snapshot message ignored');
-        }
-      };
-      // Subscribe first, then read: a snapshot published in between is not lost.
-      unsubscribe = await hub.subscribe(jobChannel(redisPrefix, id), { onMessage, onResync: () => void reread(), onClose: close });
-      let snapshot: JobSnapshot | null;
-      try {
-        snapshot = await store.findForOwner(id, accountId);
-      } catch (error) {
-        unsubscribe();
-        throw error;
-      }
-      if (snapshot === null) {
-        unsubscribe();
-        throw jobNotFound();
-      }
-      if (isTerminal(snapshot.state) && resumedAt(request.headers['last-event-id']) >= snapshot.revision) {
+      const opening = await jobStreams.open(jobId(request), accountOf(request), resumedAt(request.headers['last-event-id']));
+      if (opening.kind === 'not_found') throw jobNotFound();
+      if (opening.kind === 'finished') {
         // The client already holds the terminal snapshot: 204 tells a standard EventSource to stop
         // reconnecting (an ended stream alone makes it reconnect every few seconds, forever).
-        unsubscribe();
         return reply.code(204).header('cache-control', 'no-store').send();
       }
+      const { stream } = opening;
       reply.hijack();
-      writer = new SseWriter(reply.raw, { 'x-request-id': request.id }, config.sseHeartbeatMs);
+      const writer = new SseWriter(reply.raw, { 'x-request-id': request.id }, config.sseHeartbeatMs);
       deps.streams?.opened();
       writer.onClose(() => deps.streams?.closed());
-      writer.onClose(close);
-      writer.onHeartbeat(() => {
-        if (!heard) void reread();
-        heard = false;
+      writer.onClose(() => stream.close());
+      writer.onHeartbeat(() => stream.heartbeat());
+      stream.attach({
+        send: (snapshot, final) => writer.send(SseWriter.frame('snapshot', String(snapshot.revision), JSON.stringify(snapshot)), final),
+        end: () => writer.end(),
       });
-      deliver(snapshot);
-      const pending = early;
-      early = [];
-      for (const s of pending) deliver(s);
       return reply;
     });
   };

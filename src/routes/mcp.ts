@@ -6,12 +6,13 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { Type, type TSchema } from 'typebox';
 import type { App, RoutePlugin } from '../http/app.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
-import { CompareRequestBody, DiffQuery } from '../inventory/compare-schemas.js';
-import { GrepRequestBody } from '../inventory/grep-schemas.js';
-import { ListRequestBody, ReadQuery } from '../inventory/schemas.js';
+import { CompareRequestBody, DiffQuery } from './inventory/compare-schemas.js';
+import { GrepRequestBody } from './inventory/grep-schemas.js';
+import { ListRequestBody, ReadQuery } from './inventory/schemas.js';
 import { JOBS_PATH } from '../jobs/snapshot.js';
 import { SERVICE_VERSION } from '../version.js';
 import { LanguagesQuery } from './languages.js';
+import { ChangelogQuery, PackageQuery, UpgradeReviewBody } from '../packages/schemas.js';
 import { UploadBody } from './upload.js';
 
 /**
@@ -50,6 +51,22 @@ const SubmitJob = Type.Object(
   { additionalProperties: false },
 );
 
+/** The package tools take the target as an argument; the HTTP operations have it in the path. */
+const InspectPackage = Type.Object(
+  { target: Type.String({ minLength: 1, description: 'A package target: npm:express@4.17.1 (no version: the latest).' }), ...PackageQuery.properties },
+  { additionalProperties: false },
+);
+const PackageChangelog = Type.Object(
+  { target: Type.String({ minLength: 1, description: 'A package target: npm:express@4.21.2.' }), ...ChangelogQuery.properties },
+  { additionalProperties: false },
+);
+
+/** `/v1/packages/<target>[/rest]` with the other arguments as the query. */
+function packageUrl(args: Record<string, unknown>, rest: string): string {
+  const { target, ...others } = args;
+  return query(`/v1/packages/${encodeURIComponent(typeof target === 'string' ? target : '')}${rest}`, others);
+}
+
 function jobId(args: Record<string, unknown>): string {
   return encodeURIComponent(typeof args['id'] === 'string' ? args['id'] : '');
 }
@@ -61,6 +78,9 @@ export const MCP_TOOLS: readonly Tool[] = [
   { name: 'compare', description: 'The paths added, removed and modified between two versions of a package or two refs of a repository.', input: CompareRequestBody, call: (a) => ({ method: 'POST', url: '/v1/experimental/compare', payload: a }) },
   { name: 'compare_diff', description: 'The unified diff of one path between two versions or refs (a change\'s diff action).', input: DiffQuery, call: (a) => ({ method: 'GET', url: query('/v1/experimental/compare/diff', a) }) },
   { name: 'languages', description: 'Search the language ids the languages filter of list and grep accepts.', input: LanguagesQuery, call: (a) => ({ method: 'GET', url: query('/v1/languages', a) }) },
+  { name: 'inspect_package', description: 'A package version: license, deprecation/yank/retraction, install scripts, declared dependencies, matched vulnerabilities and recent versions.', input: InspectPackage, call: (a) => ({ method: 'GET', url: packageUrl(a, '') }) },
+  { name: 'package_changelog', description: 'The changelog entries of a package between two versions (from, exclusive; to, inclusive), from its own changelog file.', input: PackageChangelog, call: (a) => ({ method: 'GET', url: packageUrl(a, '/changelog') }) },
+  { name: 'upgrade_review', description: 'What upgrading a package from target to `to` changes: vulnerabilities fixed and introduced, dependencies, license, install scripts, files and sizes, breaking hints, changelog.', input: UpgradeReviewBody, call: (a) => ({ method: 'POST', url: '/v1/packages/upgrade-review', payload: a }) },
   {
     name: 'submit_lockfile_job',
     description: 'Submit manifests and lockfiles of any ecosystem for a CycloneDX, SPDX or text inventory; answers the job snapshot (poll lockfile_job_status).',
@@ -124,7 +144,7 @@ export function mcpRoutes(): RoutePlugin {
       '/mcp',
       {
         schema: {
-          summary: 'Model Context Protocol (Streamable HTTP, stateless): tools for list, read, grep, compare, languages and lockfile jobs',
+          summary: 'Model Context Protocol (Streamable HTTP, stateless): tools for list, read, grep, compare, languages, package inspection and lockfile jobs',
           operationId: 'mcp',
           tags: ['agents'],
           body: Type.Unsafe<unknown>({ description: 'A JSON-RPC message or batch (MCP).' }),

@@ -1,19 +1,21 @@
 import multipart from '@fastify/multipart';
-import type { Config } from '../config.js';
 import type { App, RoutePlugin } from '../http/app.js';
 import { ProblemError } from '../http/problems.js';
+import type { AdvisoryLookup } from '../advisories/types.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
 import type { Analyze, DefectObserver } from '../jobs/runner.js';
-import { AnalysisError, LimitExceededError, TransientAnalysisError } from '../sbom/types.js';
+import { AnalysisError, LimitExceededError, TransientAnalysisError } from '../model/types.js';
 import { INVALID_DOCUMENT_LOG, invalidDocumentLog } from '../sbom/validate/defects.js';
 import { diagnosticsOf } from './diagnostics.js';
 import { DOCUMENT_CONTENT, MULTIPART_OPTIONS, readUpload, UPLOAD_BODY_LIMIT, uploadBodySchema } from './upload.js';
 import { AUTHENTICATED_PROBLEMS, problemResponses } from '../http/openapi.js';
 
 export interface SbomRouteDeps {
-  readonly config: Pick<Config, 'sbomSyncTimeoutMs'>;
+  readonly config: { readonly sbomSyncTimeoutMs: number };
   readonly analyze: Analyze;
-  readonly analysis: Omit<AnalyzeDeps, 'onProgress' | 'signal' | 'checkpoint'>;
+  readonly analysis: Omit<AnalyzeDeps, 'onProgress' | 'signal' | 'checkpoint' | 'advisories'>;
+  /** Where a request asking for vulnerabilities has its components matched (the advisory mirror). */
+  readonly advisories?: AdvisoryLookup;
   /** Counts documents that failed our own validation (metrics). */
   readonly observer?: DefectObserver;
 }
@@ -51,7 +53,12 @@ export function sbomRoutes(deps: SbomRouteDeps): RoutePlugin {
         const signal = AbortSignal.any([deadline, closed.signal]);
         try {
           const result = await Promise.race([
-            deps.analyze(upload.files, upload.format, { ...deps.analysis, environment: upload.environment, signal }),
+            deps.analyze(upload.files, upload.format, {
+              ...deps.analysis,
+              environment: upload.environment,
+              ...(upload.vulnerabilities && deps.advisories ? { advisories: deps.advisories } : {}),
+              signal,
+            }),
             new Promise<never>((_resolve, reject) => {
               const fail = (): void => reject(new DeadlineExceeded());
               if (deadline.aborted) fail();

@@ -1,9 +1,8 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
 import type { App, RoutePlugin } from '../http/app.js';
 import { ProblemError } from '../http/problems.js';
-import { BudgetExceeded, BudgetPool, PoolSaturated } from '../threads/budget-pool.js';
+import { BudgetExceeded, BudgetPool, PoolSaturated, type Reply } from '../threads/budget-pool.js';
 import { JSON_END, JSON_NEXT, JSON_READY, parseJsonBody, type JsonParsed, type JsonPiece, type JsonTask } from '../threads/json-worker.js';
 
 /**
@@ -13,7 +12,11 @@ import { JSON_END, JSON_NEXT, JSON_READY, parseJsonBody, type JsonParsed, type J
  * is a 503 with Retry-After. A slot is held from the body's first large byte until the response
  * ends (the parsed files live that long), and freed if the client goes away.
  */
-export type UploadGateConfig = Pick<Config, 'uploadLargeBodyBytes' | 'uploadLargeConcurrency' | 'uploadLargeWaitMs'>;
+export interface UploadGateConfig {
+  readonly uploadLargeBodyBytes: number;
+  readonly uploadLargeConcurrency: number;
+  readonly uploadLargeWaitMs: number;
+}
 
 /** Seconds a client is told to wait: the others' bodies are read and parsed by then, most likely. */
 const RETRY_AFTER_SECONDS = '2';
@@ -25,7 +28,8 @@ interface ThreadParse {
   readonly result: Promise<JsonParsed>;
   /** Pieces of the long strings the thread took out of its result, in order. */
   readonly pieces: string[];
-  send(message: unknown): void;
+  /** Sends a chunk of the body (moved to the thread, not copied), or JSON_END. */
+  send(message: Uint8Array<ArrayBuffer> | typeof JSON_END): void;
   abort(): void;
 }
 
@@ -42,8 +46,10 @@ export class UploadGate {
       // Large bodies are gated before they get here; the queue is for the middle-sized ones.
       maxQueue: 32,
       budgetMs: 30_000,
-      // A 65 MiB body's text, its parsed strings and their copy for the main thread, with room.
-      maxHeapMb: 768,
+      // A 65 MiB body's text (decoded, then flattened by the parse) and its parsed strings come to
+      // about 170 MB; with a limit far above that (768) a thread let a body's garbage stand until
+      // after the next, and four 56 MiB bodies grew the API by 570 MB rather than 420.
+      maxHeapMb: 384,
     });
   }
 
@@ -89,8 +95,8 @@ export class UploadGate {
 
   /** Starts a parse on a JSON thread with the chunks read so far; what is sent before the thread listens waits here. */
   private onThread(first: readonly Buffer[]): ThreadParse {
-    const pending: unknown[] = first.map(ownBytes);
-    let reply: ((message: unknown) => void) | null = null;
+    const pending: (Uint8Array<ArrayBuffer> | typeof JSON_END)[] = first.map(ownBytes);
+    let reply: Reply | null = null;
     const pieces: string[] = [];
     const abort = new AbortController();
     const result = this.parser.run(
@@ -105,7 +111,7 @@ export class UploadGate {
           }
           if (message !== JSON_READY) return;
           reply = answer;
-          for (const queued of pending.splice(0)) answer(queued);
+          for (const queued of pending.splice(0)) post(answer, queued);
         },
       },
     );
@@ -114,7 +120,7 @@ export class UploadGate {
     return {
       result,
       pieces,
-      send: (message) => (reply === null ? pending.push(message) : reply(message)),
+      send: (message) => (reply === null ? pending.push(message) : post(reply, message)),
       abort: () => abort.abort(),
     };
   }
@@ -207,6 +213,16 @@ export class UploadGate {
   }
 }
 
+/**
+ * Posts a body chunk or the end to a JSON thread. A chunk's memory moves to the thread: copied,
+ * each large body was held twice over until the main thread's next collection, which on a busy
+ * API came after the next bodies arrived.
+ */
+function post(reply: Reply, message: Uint8Array<ArrayBuffer> | typeof JSON_END): void {
+  if (message === JSON_END) reply(message);
+  else reply(message, [message.buffer]);
+}
+
 function isPiece(message: unknown): message is JsonPiece {
   return typeof message === 'object' && message !== null && typeof (message as { piece?: unknown }).piece === 'string';
 }
@@ -226,11 +242,11 @@ function withPieces(parsed: Extract<JsonParsed, { ok: true }>, pieces: readonly 
 }
 
 /**
- * A chunk as it may cross to a thread: a message copies a view's whole buffer, so a chunk that is
- * a slice of a larger one is copied to its own first (a socket's reads usually are not).
+ * A chunk as it may move to a thread: only a whole buffer can be moved, so a chunk that is a slice
+ * of a larger one (or of Node's shared pool) is copied to its own first (a socket's reads usually are not).
  */
-function ownBytes(chunk: Buffer): Uint8Array {
-  return chunk.byteOffset === 0 && chunk.buffer.byteLength === chunk.length ? chunk : new Uint8Array(chunk);
+function ownBytes(chunk: Buffer): Uint8Array<ArrayBuffer> {
+  return chunk.byteOffset === 0 && chunk.buffer.byteLength === chunk.length && chunk.buffer instanceof ArrayBuffer ? new Uint8Array(chunk.buffer) : new Uint8Array(chunk);
 }
 
 function busy(config: UploadGateConfig): ProblemError {

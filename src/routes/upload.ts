@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { checkUpload, UPLOAD_LIMITS } from '../jobs/submission.js';
 import { ProblemError } from '../http/problems.js';
-import { checkEnvironment, ENVIRONMENT_VALUE, PYTHON_ENVIRONMENT_KEYS, type AnalysisEnvironment } from '../sbom/environment.js';
-import { MEDIA_TYPES, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../sbom/types.js';
+import { checkEnvironment, ENVIRONMENT_VALUE, PYTHON_ENVIRONMENT_KEYS, type AnalysisEnvironment } from '../model/environment.js';
+import { MEDIA_TYPES, OUTPUT_FORMATS, type InputFile, type OutputFormat } from '../model/types.js';
 
 /**
  * The upload shared by `POST /v1/experimental/lockfile-jobs` and `POST /v1/experimental/sbom`:
@@ -44,6 +44,12 @@ export const UploadBody = Type.Object(
       { minItems: 1, maxItems: UPLOAD_LIMITS.maxFiles },
     ),
     environment: Type.Optional(EnvironmentBody),
+    vulnerabilities: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Match the components against the security advisories the service holds (OSV), and write what affects them into the document.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -65,7 +71,8 @@ export const uploadBodySchema = {
     'application/json': { schema: UploadBody },
     'multipart/form-data': {
       schema: Type.Unsafe<unknown>({
-        description: 'A `format` field, an optional `environment` field (JSON text) and one file part per file, whose filename is its relative path.',
+        description:
+          'A `format` field, optional `environment` (JSON text) and `vulnerabilities` (`true` or `false`) fields, and one file part per file, whose filename is its relative path.',
       }),
     },
   },
@@ -87,6 +94,8 @@ export interface Upload {
   readonly format: OutputFormat;
   readonly files: InputFile[];
   readonly environment: AnalysisEnvironment | null;
+  /** Whether the components are to be matched against advisories. */
+  readonly vulnerabilities: boolean;
   readonly totalBytes: number;
 }
 
@@ -96,9 +105,10 @@ function invalid(detail: string): ProblemError {
 
 const nulDetail = (path: string): string => `File ${JSON.stringify(path)} contains a NUL character; only text files are accepted.`;
 
-async function readMultipart(request: FastifyRequest): Promise<{ format: unknown; environment: unknown; files: InputFile[] }> {
+async function readMultipart(request: FastifyRequest): Promise<{ format: unknown; environment: unknown; vulnerabilities: unknown; files: InputFile[] }> {
   let format: unknown;
   let environment: unknown;
+  let vulnerabilities: unknown;
   const files: InputFile[] = [];
   let total = 0;
   try {
@@ -106,6 +116,7 @@ async function readMultipart(request: FastifyRequest): Promise<{ format: unknown
       if (part.type === 'field') {
         if (part.fieldname === 'format') format = part.value;
         else if (part.fieldname === 'environment') environment = parseEnvironmentField(part.value);
+        else if (part.fieldname === 'vulnerabilities') vulnerabilities = parseFlagField('vulnerabilities', part.value);
         else throw invalid(`Multipart field ${JSON.stringify(part.fieldname)} is not allowed.`);
         continue;
       }
@@ -129,7 +140,7 @@ async function readMultipart(request: FastifyRequest): Promise<{ format: unknown
   } catch (error) {
     throw multipartProblem(error);
   }
-  return { format, environment, files };
+  return { format, environment, vulnerabilities, files };
 }
 
 /**
@@ -153,19 +164,26 @@ function parseEnvironmentField(value: unknown): unknown {
   }
 }
 
+function parseFlagField(name: string, value: unknown): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw invalid(`The ${name} field must be true or false.`);
+}
+
 /** Reads and checks an upload; every rule broken is a 400 VALIDATION_ERROR naming the file. */
 export async function readUpload(request: FastifyRequest): Promise<Upload> {
   let format: unknown;
   let files: InputFile[];
   let environment: unknown;
+  let vulnerabilities: unknown;
   if (request.isMultipart()) {
-    ({ format, environment, files } = await readMultipart(request));
+    ({ format, environment, vulnerabilities, files } = await readMultipart(request));
     if (format === undefined) throw invalid('format is required.');
     if (!OUTPUT_FORMATS.includes(format as OutputFormat)) throw invalid(`format must be one of: ${OUTPUT_FORMATS.join(', ')}.`);
   } else {
     const body = request.body as UploadBodyType | undefined;
     if (body === undefined) throw invalid('A JSON or multipart/form-data body is required.');
-    ({ format, files, environment } = body);
+    ({ format, files, environment, vulnerabilities } = body);
   }
   const check = checkUpload(files);
   if (!check.ok) throw invalid(check.detail);
@@ -178,5 +196,5 @@ export async function readUpload(request: FastifyRequest): Promise<Upload> {
     if (!env.ok) throw invalid(env.detail);
     checked = env.environment.python === undefined ? null : env.environment;
   }
-  return { format: format as OutputFormat, files, environment: checked, totalBytes: check.totalBytes };
+  return { format: format as OutputFormat, files, environment: checked, vulnerabilities: vulnerabilities === true, totalBytes: check.totalBytes };
 }

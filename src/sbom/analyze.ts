@@ -1,15 +1,19 @@
+import { createRequire } from 'node:module';
+import type * as Matcher from '../advisories/match/index.js';
+import type { AdvisoryLookup, VulnerabilityReport } from '../advisories/types.js';
 import { renderCycloneDx } from './render/cyclonedx.js';
-import type { Coordinate, Enricher, EnrichmentResult } from './enrich-types.js';
+import type { Coordinate, Enricher, EnrichmentResult } from '../model/enrich-types.js';
 import { evidenceOf } from './evidence.js';
 import { detectFiles } from './detect.js';
-import { mergeInventory } from './ecosystems/builder.js';
-import { createEcosystems, offlineEcosystems } from './ecosystems/index.js';
-import type { StandaloneResolver } from './ecosystems/npm/build.js';
-import { npmEcosystem } from './ecosystems/npm/index.js';
-import type { Ecosystem, RegistryAccess, RegistryEndpoint, RegistryKey } from './ecosystems/types.js';
-import { coordinateKey } from './metadata.js';
-import type { AnalysisEnvironment } from './environment.js';
-import { emptyInventory, type Inventory, type Occurrence } from './model.js';
+import { mergeInventory } from '../ecosystems/shared/builder.js';
+import { createEcosystems, offlineEcosystems } from '../ecosystems/analysis.js';
+import type { StandaloneResolver } from '../ecosystems/npm/build.js';
+import { npmEcosystem } from '../ecosystems/npm/analysis.js';
+import type { RegistryKey } from '../ecosystems/index.js';
+import type { Ecosystem, RegistryAccess, RegistryEndpoint } from '../ecosystems/types.js';
+import { coordinateKey } from '../model/metadata.js';
+import type { AnalysisEnvironment } from '../model/environment.js';
+import { emptyInventory, type Inventory, type Occurrence } from '../model/model.js';
 import { oneProjectPerFolder } from './projects.js';
 import type { RenderInput } from './render/input.js';
 import { BoundedOutput } from './render/output.js';
@@ -29,7 +33,7 @@ import {
   type InputFile,
   type OutputFormat,
   type ProgressCounts,
-} from './types.js';
+} from '../model/types.js';
 
 export type { StandaloneResolver };
 
@@ -56,13 +60,24 @@ export interface AnalyzeDeps {
   /** Awaited at the start of each phase; lets a caller hold the analysis at a known point. */
   readonly checkpoint?: (phase: AnalysisPhase) => Promise<void>;
   readonly now?: () => Date;
+  /**
+   * Where advisories are looked up when the request asked for vulnerabilities; absent: none are
+   * matched (and the matcher is never loaded).
+   */
+  readonly advisories?: AdvisoryLookup | null;
 }
 
 const RENDERERS = { cyclonedx: renderCycloneDx, spdx: renderSpdx, text: renderText } as const;
 
-function validate(format: OutputFormat, document: string, written: unknown): void {
-  if (format === 'cyclonedx') validateCycloneDx(document, written);
-  if (format === 'spdx') validateSpdx(document);
+/**
+ * Renders under the bound, then validates. A CycloneDX document is validated as the value it was
+ * written from, before its text is joined: the value is let go when this returns, so the two are
+ * never held together with the text (in a 65 MB document, a few hundred MB less at the peak).
+ */
+function renderValidated(format: OutputFormat, input: RenderInput, out: BoundedOutput): void {
+  const written: unknown = RENDERERS[format](input, out);
+  if (format === 'cyclonedx') validateCycloneDx(() => out.toString(), written);
+  if (format === 'spdx') validateSpdx(out.toString());
 }
 
 function ecosystemsOf(deps: AnalyzeDeps): readonly Ecosystem[] {
@@ -86,6 +101,22 @@ function ecosystemsOf(deps: AnalyzeDeps): readonly Ecosystem[] {
 /** Errors that are the analysis's own verdicts or the caller's doing, passed on unchanged. */
 function isExpected(error: unknown, signal: AbortSignal | undefined): boolean {
   return error instanceof AnalysisError || error instanceof TransientAnalysisError || signal?.aborted === true;
+}
+
+/**
+ * The matcher, loaded only by an analysis that asks for vulnerabilities. From the sources in a
+ * worker thread under tsx (the tests' analysis threads) a dynamic import of a TypeScript module is
+ * not resolved: it is required through tsx's CommonJS hook there, as ecosystems/index.ts does.
+ */
+async function matchAdvisories(inventory: Inventory, lookup: AdvisoryLookup, signal: AbortSignal | undefined): Promise<VulnerabilityReport> {
+  let matcher: typeof Matcher;
+  try {
+    matcher = await import('../advisories/match/index.js');
+  } catch (error) {
+    if (!import.meta.url.endsWith('.ts') || (error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    matcher = createRequire(import.meta.url)('../advisories/match/index.ts') as typeof Matcher;
+  }
+  return matcher.matchVulnerabilities(inventory.occurrences, lookup, signal ? { signal } : {});
 }
 
 /**
@@ -176,6 +207,10 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
   counts.coordinates_total = coordinates.size;
   counts.coordinates_done = 0;
   await enter('enriching');
+  // Advisories are matched beside the enrichment: the match reads only the lockfile facts.
+  const vulnerabilities = deps.advisories ? matchAdvisories(inventory, deps.advisories, deps.signal) : null;
+  // Handled here too: a failed enrichment must not leave the match's failure unobserved.
+  vulnerabilities?.catch(() => undefined);
   const enrichment: EnrichmentResult = deps.registry
     ? await deps.registry.enrich([...coordinates.values()], (c) => {
         Object.assign(counts, c);
@@ -186,6 +221,7 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
   // enrichment runs on the main thread, which reports it).
   Object.assign(counts, enrichment.counts);
   counts.coordinates_done = coordinates.size;
+  const matched = vulnerabilities === null ? null : await vulnerabilities;
 
   await enter('rendering');
   const input: RenderInput = {
@@ -196,10 +232,9 @@ export async function analyze(files: readonly InputFile[], format: OutputFormat,
     generatedAt: deps.now?.() ?? new Date(),
     purl: (o: Occurrence) => byId.get(o.ecosystem)?.purl(o) ?? null,
     ecosystemLabels: new Map(ecosystems.map((e) => [e.id, e.label])),
+    ...(matched === null ? {} : { vulnerabilities: matched }),
   };
   const out = new BoundedOutput(deps.maxOutputBytes ?? MAX_OUTPUT_BYTES);
-  const written: unknown = RENDERERS[format](input, out);
-  const document = out.toString();
-  validate(format, document, written);
-  return { document, mediaType: MEDIA_TYPES[format], byteSize: out.byteSize, counts: { ...counts }, problems };
+  renderValidated(format, input, out);
+  return { document: out.toString(), mediaType: MEDIA_TYPES[format], byteSize: out.byteSize, counts: { ...counts }, problems };
 }

@@ -1,5 +1,5 @@
-import type { ClaimedFile, Ecosystem } from './ecosystems/types.js';
-import type { InputFile } from './types.js';
+import type { ClaimedFile, Ecosystem } from '../ecosystems/types.js';
+import type { InputFile } from '../model/types.js';
 
 /** The uploaded files each ecosystem claimed, and the files nobody claimed. */
 export interface Detection {

@@ -1,8 +1,8 @@
 import pLimit from 'p-limit';
-import type { Coordinate, Enricher, EnrichmentResult, MetadataCache, MetadataClient, UnreachableRegistry } from './enrich-types.js';
-import { coordinateKey, type PackageMetadata } from './metadata.js';
-import { RegistryUnreachableError } from './registry-unreachable.js';
-import type { ProgressCounts } from './types.js';
+import type { Coordinate, Enricher, EnrichmentResult, MetadataCache, MetadataClient, UnreachableRegistry } from '../model/enrich-types.js';
+import { coordinateKey, type PackageMetadata } from '../model/metadata.js';
+import { RegistryUnreachableError } from '../model/registry-unreachable.js';
+import type { ProgressCounts } from '../model/types.js';
 
 export interface RegistryEnricherOptions {
   /** Registry requests at once (16). */

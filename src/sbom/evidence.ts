@@ -1,6 +1,6 @@
-import type { EnrichmentResult } from './enrich-types.js';
-import type { Inventory } from './model.js';
-import { unreachableReasonWords } from './registry-unreachable.js';
+import type { EnrichmentResult } from '../model/enrich-types.js';
+import type { Inventory } from '../model/model.js';
+import { unreachableReasonWords } from '../model/registry-unreachable.js';
 
 /** The spec's document evidence values, computed from what the analysis actually did. */
 export type Completeness =

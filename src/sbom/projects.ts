@@ -1,4 +1,4 @@
-import type { Inventory, Occurrence } from './model.js';
+import type { Inventory, Occurrence } from '../model/model.js';
 
 /**
  * Manifests in one folder are one project, whatever their ecosystems: a Gemfile beside a

@@ -1,11 +1,9 @@
-import type { Config } from '../config.js';
 import type { Analyze } from '../jobs/runner.js';
-import type { Logger } from '../logger.js';
 import type { AnalyzeDeps } from '../sbom/analyze.js';
-import type { Enricher } from '../sbom/enrich-types.js';
-import { AnalysisError, LimitExceededError, TransientAnalysisError, type ProgressCounts } from '../sbom/types.js';
+import type { Enricher } from '../model/enrich-types.js';
+import { AnalysisError, LimitExceededError, TransientAnalysisError, type ProgressCounts } from '../model/types.js';
 import { isThreadMessage, fromWire, toWire, type AnalysisOutcome, type AnalysisTask, type CallAnswer, type MainCall, type MainMessage } from './analysis-protocol.js';
-import { BudgetExceeded, BudgetPool, PoolSaturated } from './budget-pool.js';
+import { BudgetExceeded, BudgetPool, PoolSaturated, workerUrl } from './budget-pool.js';
 
 export interface AnalysisPoolOptions {
   readonly threads: number;
@@ -33,7 +31,7 @@ export interface AnalysisPool {
  */
 export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
   const pool = new BudgetPool<AnalysisTask, AnalysisOutcome>({
-    worker: new URL(`./analysis-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+    worker: workerUrl('analysis-worker'),
     name: 'analysis',
     maxThreads: options.threads,
     maxQueue: options.maxQueue,
@@ -74,6 +72,10 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
         }
         return access.http.text(call.url, { ...(deps.signal ? { signal: deps.signal } : {}), ...(call.accept === null ? {} : { accept: call.accept }) });
       }
+      case 'advisories':
+        return deps.advisories ? deps.advisories.byPackages(call.ecosystem, call.names) : [];
+      case 'advisory-snapshots':
+        return deps.advisories ? deps.advisories.snapshots() : [];
     }
   };
 
@@ -91,6 +93,7 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
       environment: deps.environment ?? null,
       nowMs: deps.now ? deps.now().getTime() : null,
       registryId: deps.registry ? enricherId(deps.registry) : null,
+      advisories: Boolean(deps.advisories),
     };
     let outcome: AnalysisOutcome;
     // The first failure of a call answered here (a Postgres cache read during a restart, a
@@ -149,15 +152,4 @@ export function createAnalysisPool(options: AnalysisPoolOptions): AnalysisPool {
   };
 
   return { analyze, close: () => pool.close() };
-}
-
-/** The pool a process makes from its configuration; unexpected failures are logged with their stack. */
-export function analysisPoolFor(config: Pick<Config, 'analysis'>, logger: Logger): AnalysisPool {
-  return createAnalysisPool({
-    threads: config.analysis.threads,
-    maxQueue: config.analysis.maxQueue,
-    budgetMs: config.analysis.timeLimitMs,
-    maxHeapMb: config.analysis.maxHeapMb,
-    onUnexpected: (error) => logger.error({ err: error }, 'analysis failed unexpectedly'),
-  });
 }

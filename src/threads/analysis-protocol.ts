@@ -1,8 +1,9 @@
-import type { Coordinate, EnrichmentResult } from '../sbom/enrich-types.js';
-import type { StandaloneOutcome, StandaloneProject } from '../sbom/ecosystems/npm/build.js';
-import type { RegistryKey } from '../sbom/ecosystems/types.js';
-import type { AnalysisEnvironment } from '../sbom/environment.js';
-import { RegistryUnreachableError } from '../sbom/registry-unreachable.js';
+import type { Coordinate, EnrichmentResult } from '../model/enrich-types.js';
+import type { StandaloneOutcome, StandaloneProject } from '../ecosystems/npm/build.js';
+import type { RegistryKey } from '../ecosystems/index.js';
+import type { AnalysisEnvironment } from '../model/environment.js';
+import { RegistryUnreachableError } from '../model/registry-unreachable.js';
+import type { AdvisorySnapshot, OsvAdvisory } from '../advisories/types.js';
 import {
   AnalysisError,
   LimitExceededError,
@@ -14,7 +15,7 @@ import {
   type FileProblem,
   type InputFile,
   type OutputFormat,
-} from '../sbom/types.js';
+} from '../model/types.js';
 
 /**
  * What the main thread and an analysis thread say to each other. The thread runs the whole
@@ -42,6 +43,8 @@ export interface AnalysisTask {
    * thread keeps the metadata it was answered with per enricher, as long as each answer allows.
    */
   readonly registryId: number | null;
+  /** Whether vulnerabilities were asked for: the thread's advisory lookups go through the main thread. */
+  readonly advisories: boolean;
 }
 
 export type WireError =
@@ -59,14 +62,17 @@ export type MainCall =
   | { readonly method: 'resolve'; readonly project: StandaloneProject }
   | { readonly method: 'checkpoint'; readonly phase: AnalysisPhase }
   /** A registry GET of an ecosystem's resolver, answered with the body text (null: not there). */
-  | { readonly method: 'http'; readonly url: string; readonly accept: string | null };
+  | { readonly method: 'http'; readonly url: string; readonly accept: string | null }
+  /** The caller's AdvisoryLookup (src/advisories/types.ts), method by method. */
+  | { readonly method: 'advisories'; readonly ecosystem: string; readonly names: readonly string[] }
+  | { readonly method: 'advisory-snapshots' };
 
 /**
  * `enrich` is answered with the result (its final counts included). Progress while it runs is
  * reported by the main thread itself, which has the thread's last counts: a message to the thread
  * and one back per fetched coordinate would only carry them there and back.
  */
-export type CallAnswer = EnrichmentResult | StandaloneOutcome | string | null;
+export type CallAnswer = EnrichmentResult | StandaloneOutcome | string | null | readonly OsvAdvisory[] | readonly AdvisorySnapshot[];
 
 /** Thread → main. */
 export type ThreadMessage =

@@ -1,11 +1,12 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { AdvisoryLookup, AdvisorySnapshot, OsvAdvisory } from '../advisories/types.js';
 import { analyze, type AnalyzeDeps } from '../sbom/analyze.js';
 import { LRUCache } from 'lru-cache';
-import type { Coordinate, Enricher, EnrichmentResult } from '../sbom/enrich-types.js';
-import { coordinateKey, type PackageMetadata } from '../sbom/metadata.js';
-import type { StandaloneOutcome } from '../sbom/ecosystems/npm/build.js';
-import type { RegistryHttp } from '../sbom/ecosystems/types.js';
-import { RegistryResponseError } from '../registry/http.js';
+import type { Coordinate, Enricher, EnrichmentResult } from '../model/enrich-types.js';
+import { coordinateKey, type PackageMetadata } from '../model/metadata.js';
+import type { StandaloneOutcome } from '../ecosystems/npm/build.js';
+import type { RegistryHttp } from '../ecosystems/types.js';
+import { RegistryResponseError } from '../ecosystems/shared/http.js';
 import { clock } from './budget-pool.js';
 import {
   fromWire,
@@ -115,8 +116,13 @@ export default async function runAnalysis(task: AnalysisTask & { port: MessagePo
       }
     },
   };
+  const advisories: AdvisoryLookup = {
+    byPackages: async (ecosystem, names) => (await call({ method: 'advisories', ecosystem, names })) as readonly OsvAdvisory[],
+    snapshots: async () => (await call({ method: 'advisory-snapshots' })) as readonly AdvisorySnapshot[],
+  };
   const deps: AnalyzeDeps = {
     registry: task.registry ? registry : null,
+    ...(task.advisories ? { advisories } : {}),
     registryAccess:
       task.registries === null
         ? null

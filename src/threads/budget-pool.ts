@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Transferable } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 
 /**
@@ -25,6 +25,9 @@ export interface BudgetPoolOptions {
 }
 
 export type BudgetKind = 'time' | 'memory';
+
+/** Answers a worker on its run's port; what `transfer` lists moves to the worker rather than being copied. */
+export type Reply = (answer: unknown, transfer?: readonly Transferable[]) => void;
 
 /** A run went over its time budget or its heap limit; its thread was replaced. */
 export class BudgetExceeded extends Error {
@@ -52,6 +55,15 @@ export type ClockMessage = { readonly type: 'clock'; readonly running: boolean }
 export function clock(port: MessagePort, running: boolean): void {
   const message: ClockMessage = { type: 'clock', running };
   port.postMessage(message);
+}
+
+/**
+ * The URL of thread entry `name` of this folder: its `.ts` source where this module runs from
+ * source (vitest, tsx), else the compiled `.js` (the CLI bundler rewrites import.meta.url to
+ * this module's original file, so the entry is found beside it in dist/ as well).
+ */
+export function workerUrl(name: string): URL {
+  return new URL(`./${name}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 }
 
 /**
@@ -136,7 +148,7 @@ export class BudgetPool<Task extends object, Result> {
    */
   async run(
     task: Task,
-    handlers: { onMessage?: (message: unknown, reply: (answer: unknown) => void, clock: (running: boolean) => void) => void; signal?: AbortSignal },
+    handlers: { onMessage?: (message: unknown, reply: Reply, clock: (running: boolean) => void) => void; signal?: AbortSignal },
   ): Promise<Result> {
     // Counted here rather than by piscina, whose refusal carries no code to tell it apart.
     if (this.inFlight >= this.options.maxThreads + this.options.maxQueue) throw new PoolSaturated(this.options.name);
@@ -147,7 +159,7 @@ export class BudgetPool<Task extends object, Result> {
     const runClock = new RunClock(this.options.budgetMs, () => abort.abort(new BudgetExceeded('time', this.options.budgetMs)));
     // The run's own promise keeps the process alive while it matters; its port must not on its own.
     port1.unref();
-    const reply = (answer: unknown): void => port1.postMessage(answer);
+    const reply: Reply = (answer, transfer) => port1.postMessage(answer, transfer);
     const setClock = (running: boolean): void => runClock.set(running);
     port1.on('message', (message: unknown) => {
       if (isClock(message)) runClock.set(message.running);

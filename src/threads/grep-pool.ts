@@ -1,7 +1,6 @@
-import type { Config } from '../config.js';
-import type { GrepPattern } from '../inventory/grep.js';
-import type { BatchInput, BatchScan } from '../inventory/grep-scan.js';
-import { BudgetExceeded, BudgetPool, PoolSaturated } from './budget-pool.js';
+import type { GrepPattern } from '../inventory/query/grep.js';
+import type { BatchInput, BatchScan } from '../inventory/query/grep-scan.js';
+import { BudgetExceeded, BudgetPool, PoolSaturated, workerUrl } from './budget-pool.js';
 import type { GrepOutcome, GrepTask } from './grep-worker.js';
 
 export interface GrepPoolOptions {
@@ -44,7 +43,7 @@ export interface GrepPool {
  */
 export function createGrepPool(options: GrepPoolOptions): GrepPool {
   const pool = new BudgetPool<GrepTask, GrepOutcome>({
-    worker: new URL(`./grep-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+    worker: workerUrl('grep-worker'),
     name: 'grep',
     maxThreads: options.threads,
     maxQueue: options.maxQueue,
@@ -75,9 +74,4 @@ export function createGrepPool(options: GrepPoolOptions): GrepPool {
     },
     close: () => pool.close(),
   };
-}
-
-/** The pool an API process makes: as many threads, queue and heap as its analysis pool. */
-export function grepPoolFor(config: Pick<Config, 'analysis'>): GrepPool {
-  return createGrepPool({ threads: config.analysis.threads, maxQueue: config.analysis.maxQueue, budgetMs: 15_000, maxHeapMb: config.analysis.maxHeapMb });
 }

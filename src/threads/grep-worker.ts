@@ -1,7 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
-import { compileMatcher, GrepPatternError, type GrepPattern, type Matcher } from '../inventory/grep.js';
-import { scanBatch, type BatchInput, type BatchScan } from '../inventory/grep-scan.js';
+import { compileMatcher, GrepPatternError, type GrepPattern, type Matcher } from '../inventory/query/grep.js';
+import { scanBatch, type BatchInput, type BatchScan } from '../inventory/query/grep-scan.js';
 import { clock } from './budget-pool.js';
 
 /** A grep thread's task: check a pattern (compile it), or match a batch of files. */
@@ -25,7 +25,7 @@ function matcherFor(pattern: GrepPattern): Matcher {
   return matcher;
 }
 
-/** Runs one grep task within the run's budget (src/inventory/grep-scan.ts bounds it itself first). */
+/** Runs one grep task within the run's budget (src/inventory/query/grep-scan.ts bounds it itself first). */
 export default function grepTask(task: GrepTask & { port: MessagePort }): GrepOutcome {
   clock(task.port, true);
   try {

@@ -1,5 +1,5 @@
 import type { ParsedPage } from '../inventory/sources/site-page.js';
-import { BudgetExceeded, BudgetPool } from './budget-pool.js';
+import { BudgetExceeded, BudgetPool, workerUrl } from './budget-pool.js';
 import type { PageData, PageTask } from './page-worker.js';
 
 export interface PagePoolOptions {
@@ -29,7 +29,7 @@ export interface PagePool {
  */
 export function createPagePool(options: PagePoolOptions): PagePool {
   const pool = new BudgetPool<PageTask, PageData>({
-    worker: new URL(`./page-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+    worker: workerUrl('page-worker'),
     name: 'page',
     maxThreads: options.threads,
     // Crawls wait for a thread rather than fail: their own deadline bounds the wait.

@@ -1,4 +1,4 @@
-// npm-pick-manifest ships no typings; only the default export is used (src/inventory/sources/npm.ts).
+// npm-pick-manifest ships no typings; only the default export is used (src/ecosystems/npm/source.ts).
 declare module 'npm-pick-manifest' {
   interface Packument {
     readonly versions: Record<string, unknown>;

@@ -1,4 +1,4 @@
-// npm-registry-fetch's credential lookup (lib/auth.js), used by src/registry/metadata-client.ts to
+// npm-registry-fetch's credential lookup (lib/auth.js), used by src/ecosystems/npm/registry.ts to
 // send exactly the credentials npm would; the package types only its main module.
 declare module 'npm-registry-fetch/lib/auth.js' {
   interface Auth {

@@ -1,4 +1,4 @@
-// Minimal typings for @npmcli/config (it ships none): only what src/registry/npm-options.ts uses.
+// Minimal typings for @npmcli/config (it ships none): only what src/ecosystems/npm/options.ts uses.
 declare module '@npmcli/config' {
   interface ConfigOptions {
     npmPath: string;

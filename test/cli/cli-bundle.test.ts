@@ -1,22 +1,20 @@
 /**
  * The built `pkgscope sbom` runs from a bundle (scripts/bundle-cli.js writes dist/cli/ from
- * dist/src/). These tests run the built CLI, so they need `npm run build` (which `npm ci` runs):
+ * dist/src/). These tests run the built CLI (test/global-setup.ts builds it when stale):
  * they compare the bundle with the built modules it is made from, not with the sources, so a
  * stale build does not fail them. They check that every ecosystem's chunk loads and that the
  * bundle writes the same documents as the modules.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILT_CLI, ROOT } from '../helpers/build.js';
 import { fixture } from '../helpers/fixtures.js';
+import { spawnTracked } from '../helpers/processes.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BUILT_CLI = join(ROOT, 'dist', 'src', 'cli.js');
 const BUNDLE = join(ROOT, 'dist', 'cli', 'sbom.js');
 const MODULES = join(ROOT, 'dist', 'src', 'commands', 'sbom.js');
 
@@ -42,13 +40,16 @@ const PROJECT: Readonly<Record<string, string>> = {
   'jvm/gradle.lockfile': '# This is a Gradle generated file for dependency locking.\ncom.google.guava:guava:33.0.0-jre=compileClasspath,runtimeClasspath\nempty=annotationProcessor\n',
 };
 
+/** OSV fixtures of several ecosystems (test/fixtures/advisories). */
+const ADVISORY_FIXTURES = join(ROOT, 'test', 'fixtures', 'advisories');
+
 const PURL_TYPES = ['cargo', 'cocoapods', 'composer', 'gem', 'golang', 'hex', 'maven', 'npm', 'nuget', 'pub', 'pypi', 'swift'];
 
 /** Runs node with `args`; its exit code and stderr. */
 async function node(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnTracked(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] }, 'node (sbom command)');
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stderr };
 }
@@ -120,5 +121,23 @@ describe('the built CLI', () => {
       const types = new Set(doc.components.map((c) => /^pkg:([^/]+)\//.exec(c.purl ?? '')?.[1]));
       expect([...types].filter((t) => t !== undefined).sort()).toEqual(PURL_TYPES);
     }
+  });
+
+  it('validates advisories against the OSV schema from its bundle as from its modules (the schema file found beside its module)', async () => {
+    const advisories = join(work, 'advisories');
+    await cp(ADVISORY_FIXTURES, advisories, { recursive: true });
+    // One entry the schema refuses (no `modified`): both sides skip it and say so.
+    await writeFile(join(advisories, 'npm', 'BROKEN-1.json'), JSON.stringify({ id: 'BROKEN-1' }));
+    const env = { XDG_CACHE_HOME: join(work, 'cache'), PACKAGE_REGISTRIES: '' };
+    const argv = (out: string) => ['--offline', '--vulnerabilities', '--advisories', advisories, '--output', join(work, out), join(work, 'project')];
+    const bundled = await node([BUILT_CLI, 'sbom', ...argv('bundle-vulns.json')], env);
+    expect(bundled.code, bundled.stderr).toBe(0);
+    expect(bundled.stderr).toContain('1 advisory entries skipped (not valid OSV documents)');
+    const modules = await node(viaModules(argv('modules-vulns.json')), env);
+    expect(modules.code, modules.stderr).toBe(0);
+    expect(bundled.stderr.replace('bundle-vulns', 'out')).toBe(modules.stderr.replace('modules-vulns', 'out'));
+    const document = await stable(join(work, 'bundle-vulns.json'), 'cyclonedx');
+    expect(document).toBe(await stable(join(work, 'modules-vulns.json'), 'cyclonedx'));
+    expect(document).toContain('service:advisories');
   });
 });

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/commands/sbom-inputs.js';
 import { JOBS_PATH, type JobSnapshot } from '../../src/jobs/snapshot.js';
-import type { InputFile, OutputFormat } from '../../src/sbom/types.js';
+import type { InputFile, OutputFormat } from '../../src/model/types.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FIXTURES } from '../helpers/fixtures.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sbomCommand } from '../../src/commands/sbom.js';
 import type * as CycloneDxRenderer from '../../src/sbom/render/cyclonedx.js';
 import { analyze } from '../../src/sbom/analyze.js';
-import { AnalysisError } from '../../src/sbom/types.js';
+import { AnalysisError } from '../../src/model/types.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
 
 vi.mock('../../src/sbom/render/cyclonedx.js', async (importOriginal) => {

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReadResponseType } from '../../src/inventory/schemas.js';
+import type { ReadResponseType } from '../../src/routes/inventory/schemas.js';
 import { HAS_CHROMIUM, launchChromium, openConsole, overflowsHorizontally, screenshot, unnamedControls, type ConsolePage } from '../helpers/browser.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import type { FixturePackage } from '../helpers/registry.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAILURE_LABELS, failureNotice, INTERNAL_FAILURES } from '../../console/src/jobs/labels.js';
-import { FAILURE_CODES } from '../../src/sbom/types.js';
+import { FAILURE_CODES } from '../../src/model/types.js';
 
 const JOB = '0b0e7a8c-3c1f-4c0e-9d7e-5b1d2f0a6c11';
 

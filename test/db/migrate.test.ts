@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ensureDatabase, MIGRATIONS_FOLDER, migrationsCurrent, runMigrations } from '../../src/db/migrate.js';
 import { UnreachableServiceError } from '../../src/unreachable.js';
 import { dropDatabase, uniqueName } from '../helpers/database.js';
-import { databaseUrl } from '../helpers/services.js';
+import { databaseUrl, PG_ADMIN_URL } from '../helpers/services.js';
 
 const created: string[] = [];
 afterAll(async () => {
@@ -21,10 +21,26 @@ describe('migrations', () => {
   it('creates a missing database; concurrent creations both succeed', async () => {
     const name = uniqueName();
     created.push(name);
-    await Promise.all([ensureDatabase(databaseUrl(name)), ensureDatabase(databaseUrl(name))]);
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      const named = async (): Promise<number> => (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0;
+      expect(await named()).toBe(0);
+      await Promise.all([ensureDatabase(databaseUrl(name)), ensureDatabase(databaseUrl(name))]);
+      expect(await named()).toBe(1);
+      // And once it exists, ensuring it again leaves it as it is.
+      await ensureDatabase(databaseUrl(name));
+      expect(await named()).toBe(1);
+    } finally {
+      await admin.end();
+    }
     const client = new pg.Client({ connectionString: databaseUrl(name) });
     await client.connect();
-    await client.end();
+    try {
+      expect((await client.query<{ name: string }>('SELECT current_database() AS name')).rows[0]?.name).toBe(name);
+    } finally {
+      await client.end();
+    }
   });
 
   it('two concurrent runs both succeed and apply each migration once', async () => {

@@ -1,4 +1,4 @@
-import type { InputFile } from '../../src/sbom/types.js';
+import type { InputFile } from '../../src/model/types.js';
 import { fixtureUpload } from '../helpers/ecosystem-fixtures.js';
 
 /**

@@ -16,13 +16,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListResponseType, ReadResponseType } from '../../src/inventory/schemas.js';
+import type { ListResponseType, ReadResponseType } from '../../src/routes/inventory/schemas.js';
 import { JOBS_PATH, type JobSnapshot } from '../../src/jobs/snapshot.js';
 import { spdxProblems } from '../../src/sbom/validate/spdx.js';
 import { startAllRegistries, type AllRegistries, type FixtureTarget } from '../helpers/all-registries.js';
 import { freePort } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { ensureBuilt, startShippedService, type ShippedService } from '../helpers/shipped-service.js';
+import { startShippedService, type ShippedService } from '../helpers/shipped-service.js';
 import { deleteKeysOnSharedRedis, REDIS_URL } from '../helpers/services.js';
 import { officialSpdxSchema } from '../helpers/spdx-schema.js';
 import { SseClient } from '../helpers/sse.js';
@@ -172,7 +172,6 @@ const logsOf = (id: string): string =>
     .join('\n');
 
 beforeAll(async () => {
-  ensureBuilt();
   // Each kept as soon as it exists, so that afterAll stops whatever started.
   await Promise.all([
     startAllRegistries().then((started) => (fixtures = started)),

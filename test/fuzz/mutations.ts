@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import type { InputFile } from '../../src/sbom/types.js';
+import type { InputFile } from '../../src/model/types.js';
 
 /**
  * Mutations of real-shaped lockfiles (test/fixtures/lockfiles), as fast-check arbitraries: the

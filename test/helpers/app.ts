@@ -17,6 +17,8 @@ export function testConfig(database: { url: string }, env: Record<string, string
     PORT: '0',
     // Revocation must be seen at once in tests.
     AUTH_CACHE_MS: '0',
+    // Tests never reach the internet: no advisory sync from OSV's public bucket (tests of the sync serve their own).
+    ADVISORY_DB_URL: 'off',
     ...env,
   });
 }

@@ -1,21 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { BUILT_CLI, ROOT } from './build.js';
+import { spawnTracked } from './processes.js';
 
-export const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The CLI from source, as `node --import tsx src/cli.ts`. */
+/**
+ * The built CLI, `node dist/src/cli.js` (built by test/global-setup.ts: see build.ts), registered
+ * (see processes.ts), in a process group of its own so a failed test can kill it and every child.
+ */
 export function spawnCli(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so a failed test can kill the CLI and every child it started.
-    detached: true,
-  });
+  return spawnTracked(process.execPath, [BUILT_CLI, ...args], childOptions(env), `pkgscope ${args.join(' ')}`);
+}
+
+function childOptions(env: Record<string, string>): SpawnOptions {
+  return { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true };
+}
+
+/** A TypeScript entry point run as `node --import tsx <entry>` in the repository, registered. */
+export function spawnTs(entry: string, args: readonly string[], env: Record<string, string> = {}, label = entry): ChildProcess {
+  return spawnTracked(process.execPath, ['--import', 'tsx', entry, ...args], childOptions(env), label);
 }
 
 export interface CliResult {
@@ -28,8 +32,8 @@ export async function runCli(args: readonly string[], env: Record<string, string
   const child = spawnCli(args, env);
   let stdout = '';
   let stderr = '';
-  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
 }
@@ -38,6 +42,7 @@ export async function runCli(args: readonly string[], env: Record<string, string
 export class LogWatcher {
   readonly lines: Record<string, unknown>[] = [];
   private waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  private readonly listeners: ((l: Record<string, unknown>) => void)[] = [];
 
   constructor(child: ChildProcess) {
     if (!child.stdout) throw new Error('child has no stdout pipe');
@@ -49,12 +54,18 @@ export class LogWatcher {
         return;
       }
       this.lines.push(line);
+      for (const listener of this.listeners) listener(line);
       this.waiters = this.waiters.filter((w) => {
         if (!w.match(line)) return true;
         w.resolve(line);
         return false;
       });
     });
+  }
+
+  /** Calls `listener` with every line from now on. */
+  onLine(listener: (l: Record<string, unknown>) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Resolves with the first line (already seen or future, after `from`) that matches. */

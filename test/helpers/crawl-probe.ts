@@ -1,10 +1,11 @@
 import { expect } from 'vitest';
-import type { ListResponseType } from '../../src/inventory/schemas.js';
-import { inventoryChannel, waitForInventory } from '../../src/inventory/waiter.js';
+import type { ListResponseType } from '../../src/routes/inventory/schemas.js';
+import { inventoryChannel, waitForInventory } from '../../src/inventory/prepare/waiter.js';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
 import { DocsSite, type SiteResource } from './docs-site.js';
 import { startJobsHarness, submitJob, type JobsHarness } from './jobs.js';
-import { LatencyProbe, RESPONSIVE_MS } from './responsiveness.js';
+import { pollUntil } from './poll.js';
+import { LatencyProbe, responsiveBound } from './responsiveness.js';
 
 /**
  * Crawls of hostile sites with the API and the workers in this process, so a crawl that holds
@@ -34,8 +35,8 @@ export interface CrawlProbe {
   /** Crawls a fresh site serving `resources` (its landing page `/docs`) while probing. */
   crawl(resources: SiteResources): Promise<CrawlRun>;
   /**
-   * The hostile crawl, whose probes must answer within RESPONSIVE_MS of the slower of its idle
-   * baseline and the control crawl. On a machine whose load jumps meanwhile, the pair is measured
+   * The hostile crawl, whose probes must answer within responsiveBound() of the slower of its
+   * idle baseline and the control crawl. On a machine whose load jumps meanwhile, the pair is measured
    * again (up to three times): a crawl that holds the event loop for seconds fails every time.
    */
   hostileAgainstControl(hostile: SiteResources, control: SiteResources): Promise<CrawlRun>;
@@ -61,11 +62,15 @@ export async function startCrawlProbe(env: Record<string, string>): Promise<Craw
   };
   const tinyJob = async (): Promise<JobSnapshot> => {
     const job = await submitJob(h, token);
-    for (;;) {
-      const snapshot = (await (await get(`/v1/experimental/lockfile-jobs/${job.id}`)).json()) as JobSnapshot;
-      if (snapshot.state === 'succeeded' || snapshot.state === 'failed') return snapshot;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    let last: JobSnapshot = job;
+    return pollUntil(
+      `job ${job.id} finished`,
+      async () => {
+        last = (await (await get(`/v1/experimental/lockfile-jobs/${job.id}`)).json()) as JobSnapshot;
+        return last.state === 'succeeded' || last.state === 'failed' ? last : undefined;
+      },
+      { withinMs: 60_000, everyMs: 25, describe: () => `${last.state}/${last.phase}` },
+    );
   };
   const crawled = async (target: string): Promise<void> => {
     const row = await h.services.inventories.byIdentity(target);
@@ -116,7 +121,7 @@ export async function startCrawlProbe(env: Record<string, string>): Promise<Craw
         const reference = await crawl(control);
         const run = await crawl(hostile);
         expect(run.job.state).toBe('succeeded');
-        const budget = Math.max(run.baseline, reference.slowest) + RESPONSIVE_MS;
+        const budget = responsiveBound(Math.max(run.baseline, reference.slowest));
         if (run.slowest < budget) return run;
         misses.push(`${Math.round(run.slowest)} ms against ${Math.round(budget)} ms`);
       }

@@ -1,6 +1,6 @@
-import type { ClaimedFile, Ecosystem, EcosystemInventory } from '../../src/sbom/ecosystems/types.js';
-import type { Occurrence } from '../../src/sbom/model.js';
-import type { InputFile } from '../../src/sbom/types.js';
+import type { ClaimedFile, Ecosystem, EcosystemInventory } from '../../src/ecosystems/types.js';
+import type { Occurrence } from '../../src/model/model.js';
+import type { InputFile } from '../../src/model/types.js';
 
 /** Claims and builds files through one ecosystem, as the pipeline does. */
 export async function buildThrough(eco: Ecosystem, files: readonly InputFile[]): Promise<EcosystemInventory> {

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { FixturePackage } from './registry.js';
-import { startRegistryFixture } from './package-targets.js';
+import { registriesAt, startRegistryFixture } from './package-targets.js';
 import { makeTar, makeTarball, packageTarball } from './tarball.js';
 import { makeZip } from './zip.js';
 
@@ -103,18 +103,7 @@ export async function startEveryRegistry(): Promise<EveryRegistry> {
   const { url } = server;
   return {
     url,
-    registries: {
-      pypi: url,
-      crates: url,
-      go: `${url}/go`,
-      maven: `${url}/maven`,
-      rubygems: `${url}/rubygems`,
-      nuget: `${url}/nuget/v3/index.json`,
-      packagist: `${url}/packagist`,
-      pub: `${url}/pub`,
-      hex: `${url}/hex`,
-      hex_repo: `${url}/hexrepo`,
-    },
+    registries: registriesAt(url),
     cases: [
       { registry: 'npm', target: 'npm:demo@1.2.0', files: NPM_FILES },
       { registry: 'pypi', target: 'pypi:demo-pkg@1.2.0', files: trees.pypi },

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { InputFile } from '../../src/sbom/types.js';
+import type { InputFile } from '../../src/model/types.js';
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 

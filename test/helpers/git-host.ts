@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { execFileTracked } from './processes.js';
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'Fixture',
@@ -36,11 +33,7 @@ export class GitHost {
   }
 
   async git(cwd: string, args: readonly string[], input?: string): Promise<string> {
-    const child = run('git', [...args], { cwd, env: { ...process.env, ...IDENTITY }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' });
-    if (input !== undefined) {
-      child.child.stdin?.end(input);
-    }
-    const { stdout } = await child;
+    const { stdout } = await execFileTracked('git', args, { cwd, env: { ...process.env, ...IDENTITY }, maxBuffer: 64 * 1024 * 1024, ...(input === undefined ? {} : { input }) });
     return stdout.trim();
   }
 

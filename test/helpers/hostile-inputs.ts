@@ -1,4 +1,4 @@
-import type { InputFile } from '../../src/sbom/types.js';
+import type { InputFile } from '../../src/model/types.js';
 
 /**
  * The reproducers of the hostile-input campaign (issue 19), and inputs of size n for the

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { App } from '../../src/http/app.js';
-import type { ListResponseType } from '../../src/inventory/schemas.js';
+import type { ListResponseType } from '../../src/routes/inventory/schemas.js';
 
 /** `POST /v1/list` and `GET /v1/read` as a client calls them, with the token the test holds. */
 export function inventoryClient(app: () => App, token: () => string) {

@@ -6,7 +6,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import type { Analyze } from '../../src/jobs/runner.js';
 import { JOBS_PATH, type JobSnapshot } from '../../src/jobs/snapshot.js';
 import { apiAppDeps, createApiServices, type ApiServices } from '../../src/processes/routes.js';
-import { startWorkers, type RunningWorkers } from '../../workers/index.js';
+import { startWorkers, type RunningWorkers } from '../../src/processes/workers.js';
 import { testConfig } from './app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { SMALL_NPM } from './fixtures.js';

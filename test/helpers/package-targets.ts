@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import type { ListEntryType, ListResponseType, ReadResponseType } from '../../src/inventory/schemas.js';
+import type { ListEntryType, ListResponseType, ReadResponseType } from '../../src/routes/inventory/schemas.js';
 import type { inventoryClient } from './inventory-client.js';
 
 /** Shared checks of package targets of every registry: fixture servers and the listing's exactness. */
@@ -18,6 +18,25 @@ export async function startRegistryFixture(handle: (path: string, req: IncomingM
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
+  };
+}
+
+/**
+ * `PACKAGE_REGISTRIES` for one fixture server that serves every registry under a path of its own
+ * (PyPI and crates.io at its root, whose API paths do not collide).
+ */
+export function registriesAt(url: string) {
+  return {
+    pypi: url,
+    crates: url,
+    go: `${url}/go`,
+    maven: `${url}/maven`,
+    rubygems: `${url}/rubygems`,
+    nuget: `${url}/nuget/v3/index.json`,
+    packagist: `${url}/packagist`,
+    pub: `${url}/pub`,
+    hex: `${url}/hex`,
+    hex_repo: `${url}/hexrepo`,
   };
 }
 

@@ -1,12 +1,9 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { freePort } from './cli.js';
-
-const run = promisify(execFile);
+import { execFileTracked as run, trackPid, untrack } from './processes.js';
 
 export interface PrivatePostgres {
   /** The URL of `database` on this cluster (user postgres, trust authentication). */
@@ -58,21 +55,45 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres | null> {
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c max_connections=200`;
   const ctl = (action: string, extra: readonly string[] = []): Promise<void> =>
     pg('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '30', ...extra, action]);
-  await ctl('start', ['-o', options]);
+  // The postmaster leads a session of its own (pg_ctl detaches it), its backends in its group:
+  // registered, so a test that never reaches destroy() leaves no server behind.
+  let postmaster: number | undefined;
+  const started = async (): Promise<void> => {
+    untrack(postmaster);
+    postmaster = Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    trackPid(postmaster, `postgres :${port}`, { group: true });
+  };
+  const stopped = (): void => {
+    untrack(postmaster);
+    postmaster = undefined;
+  };
+  try {
+    await ctl('start', ['-o', options]);
+    await started();
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
   let running = true;
   return {
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
-    restart: () => ctl('restart', ['-m', 'fast', '-o', options]),
+    restart: async () => {
+      await ctl('restart', ['-m', 'fast', '-o', options]);
+      await started();
+    },
     stop: async () => {
       await ctl('stop', ['-m', 'fast']);
+      stopped();
       running = false;
     },
     start: async () => {
       await ctl('start', ['-o', options]);
+      await started();
       running = true;
     },
     destroy: async () => {
       if (running) await ctl('stop', ['-m', 'immediate']).catch(() => undefined);
+      stopped();
       await rm(dir, { recursive: true, force: true });
     },
   };

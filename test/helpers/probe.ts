@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { responsiveBound } from './responsiveness.js';
 
 /** One GET over real HTTP: its status and how long it took (ms). */
 export async function timedGet(base: string, path: string, token?: string): Promise<{ status: number; ms: number }> {
@@ -39,9 +40,9 @@ export async function probeWhile<T>(base: string, token: string, hostile: Promis
   return { result: await finished, worstMs, probes };
 }
 
-/** The bound a probe must answer within while a hostile request runs: 100 ms, or 5× the quiet baseline on a loaded machine. */
+/** The bound a probe must answer within while a hostile request runs, from the quiet baseline (responsiveBound). */
 export function probeBound(baselineMs: number): number {
-  return Math.max(100, 5 * baselineMs);
+  return responsiveBound(baselineMs);
 }
 
 /** A JSON POST over real HTTP: its status and parsed body. */

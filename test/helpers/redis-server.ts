@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { freePort } from './cli.js';
+import { spawnTracked } from './processes.js';
 
 export interface PrivateRedis {
   readonly url: string;
@@ -15,10 +16,11 @@ export interface PrivateRedis {
  */
 export async function startPrivateRedis(port?: number): Promise<PrivateRedis> {
   port ??= await freePort();
-  const child: ChildProcess = spawn(
+  const child: ChildProcess = spawnTracked(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'notice'],
     { stdio: ['ignore', 'pipe', 'inherit'] },
+    `redis-server :${port}`,
   );
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));

@@ -1,6 +1,6 @@
 import { afterEach } from 'vitest';
-import { registryHttp } from '../../src/registry/http.js';
-import type { RegistryEndpoint } from '../../src/sbom/ecosystems/types.js';
+import { registryHttp } from '../../src/ecosystems/shared/http.js';
+import type { RegistryEndpoint } from '../../src/ecosystems/types.js';
 
 /**
  * A registry HTTP client for a test's own fixture server, without retries. Its deadline is short

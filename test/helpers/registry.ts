@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadNpmOptions, type NpmOptions } from '../../src/registry/npm-options.js';
+import { loadNpmOptions, type NpmOptions } from '../../src/ecosystems/npm/options.js';
 
 /**
  * One version of a fixture package: its manifest fields as the registry would serve them, plus

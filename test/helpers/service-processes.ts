@@ -44,7 +44,7 @@ export async function startService(kind: 'api' | 'worker', service: ServiceEnv, 
   const child = spawnCli([kind], env(service, extra));
   const logs = new LogWatcher(child);
   let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const ready = kind === 'api' ? (l: Record<string, unknown>) => String(l['msg']).startsWith('Server listening') : (l: Record<string, unknown>) => l['msg'] === 'worker started';
   const exited = new Promise<never>((_resolve, reject) =>
     child.once('exit', (code) => reject(new Error(`${kind} exited with ${code} before it was ready:\n${stderr}`))),

@@ -1,45 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BUILT_CLI, ROOT } from './build.js';
 import { LogWatcher } from './cli.js';
+import { spawnTracked, trackPid } from './processes.js';
 
 /**
  * The service as `npm start` runs it: `node dist/src/cli.js start` (migrations, then an API and a
  * worker child), built, in a process tree of its own, with an environment holding only what a
  * deployment sets. Tests of the shipped artefact use it; tests of behaviour use the sources.
  */
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const BUILT_CLI = join(ROOT, 'dist', 'src', 'cli.js');
-/** tsc -b rewrites its build info on every build that found a change (and touches it when sources were only touched). */
-const BUILD_STAMP = join(ROOT, 'dist', 'tsconfig.build.tsbuildinfo');
-/** What dist/src is compiled from (tsconfig.build.json). */
-const BUILD_INPUTS = ['src', 'workers', 'tsconfig.json', 'tsconfig.build.json'];
-
-function newestMtime(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path).reduce((newest, name) => Math.max(newest, newestMtime(join(path, name))), stat.mtimeMs);
-}
-
-/** Whether dist/ is missing or older than a source it is built from. */
-export function buildIsStale(): boolean {
-  if (!existsSync(BUILT_CLI) || !existsSync(BUILD_STAMP)) return true;
-  const built = statSync(BUILD_STAMP).mtimeMs;
-  return BUILD_INPUTS.some((input) => newestMtime(join(ROOT, input)) > built);
-}
-
-/**
- * Builds when dist/ is stale (`npm ci` builds through `prepare`, so a clean clone never is; after
- * an edit the incremental build takes seconds), failing with the build's output when it fails.
- */
-export function ensureBuilt(): void {
-  if (!buildIsStale()) return;
-  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (build.status !== 0) throw new Error(`dist/ is older than the sources and \`npm run build\` failed (${build.status ?? build.signal}):\n${build.stdout}${build.stderr}`);
-}
 
 export interface ShippedService {
   readonly base: string;
@@ -65,16 +34,25 @@ const INHERITED = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'USER'];
  */
 export async function startShippedService(env: Readonly<Record<string, string>>, token: string, port: number, readyMs = 120_000): Promise<ShippedService> {
   const inherited = Object.fromEntries(INHERITED.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
-  const child: ChildProcess = spawn(process.execPath, [BUILT_CLI, 'start'], {
-    cwd: ROOT,
-    env: { ...inherited, ...env, PORT: String(port), AUTH_BOOTSTRAP_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // A process group of its own; the supervisor starts each child in a group of its own too.
-    detached: true,
-  });
+  const child: ChildProcess = spawnTracked(
+    process.execPath,
+    [BUILT_CLI, 'start'],
+    {
+      cwd: ROOT,
+      env: { ...inherited, ...env, PORT: String(port), AUTH_BOOTSTRAP_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A process group of its own; the supervisor starts each child in a group of its own too.
+      detached: true,
+    },
+    'pkgscope start (built)',
+  );
   const logs = new LogWatcher(child);
+  // Each child's group is registered too: a test that never stops the service leaves none behind.
+  logs.onLine((l) => {
+    if (l['msg'] === 'child started' && typeof l['childPid'] === 'number') trackPid(l['childPid'], `pkgscope start's ${typeof l['child'] === 'string' ? l['child'] : 'child'}`, { group: true });
+  });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
   const kill = async (): Promise<void> => {
     // The supervisor's group and each child's (every child it started logs its pid).

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBootstrapToken, findPrincipal, revokeToken } from '../../src/accounts/tokens.js';
+import { ensureBootstrapToken, findPrincipal, revokeToken, type Principal } from '../../src/accounts/tokens.js';
+import { PrincipalCache } from '../../src/http/auth.js';
 import { accounts, apiTokens } from '../../src/db/schema/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from './probe-routes.js';
@@ -139,5 +140,38 @@ describe('bootstrap token', () => {
     expect(
       (await t.database.db.select().from(apiTokens).where(eq(apiTokens.accountId, defaults[0]!.id))).length,
     ).toBe(1);
+  });
+});
+
+describe('the principal cache', () => {
+  const principal: Principal = { tokenId: 't', accountId: 'a', accountName: 'n', capabilities: [], termsAccepted: true };
+
+  it('looks a token up once for the requests that find it unknown or expired together', async () => {
+    const cache = new PrincipalCache(60_000);
+    let lookups = 0;
+    let answer: (value: Principal | null) => void = () => undefined;
+    const load = () => {
+      lookups++;
+      return new Promise<Principal | null>((resolve) => (answer = resolve));
+    };
+    const waiting = Array.from({ length: 100 }, () => cache.get('tok', load));
+    expect(lookups).toBe(1);
+    answer(principal);
+    expect(await Promise.all(waiting)).toEqual(Array.from({ length: 100 }, () => principal));
+    expect(cache.peek('tok')).toBe(principal);
+    expect(await cache.get('tok', load)).toBe(principal);
+    expect(lookups).toBe(1);
+  });
+
+  it('keeps no failed lookup: the next request asks again', async () => {
+    const cache = new PrincipalCache(60_000);
+    let lookups = 0;
+    const failing = async (): Promise<Principal | null> => {
+      lookups++;
+      throw new Error('database down');
+    };
+    await expect(Promise.all([cache.get('tok', failing), cache.get('tok', failing)])).rejects.toThrow('database down');
+    expect(lookups).toBe(1);
+    expect(await cache.get('tok', async () => principal)).toBe(principal);
   });
 });

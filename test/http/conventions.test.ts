@@ -175,7 +175,7 @@ describe('over a real socket', () => {
     const response = await new Promise<string>((resolve, reject) => {
       const socket = connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
       let data = '';
-      socket.on('data', (chunk) => (data += chunk.toString()));
+      socket.setEncoding('utf8').on('data', (chunk: string) => (data += chunk));
       socket.on('end', () => resolve(data));
       socket.on('error', reject);
     });

@@ -3,11 +3,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken, ensureAccount } from '../../src/accounts/tokens.js';
-import type { GrepResponseType } from '../../src/inventory/grep-schemas.js';
-import type { ListResponseType, ReadResponseType } from '../../src/inventory/schemas.js';
+import type { GrepResponseType } from '../../src/routes/inventory/grep-schemas.js';
+import type { ListResponseType, ReadResponseType } from '../../src/routes/inventory/schemas.js';
 import { JOBS_PATH, type JobSnapshot } from '../../src/jobs/snapshot.js';
-import { ListRequestBody } from '../../src/inventory/schemas.js';
-import type { RunningWorkers } from '../../workers/index.js';
+import { ListRequestBody } from '../../src/routes/inventory/schemas.js';
+import type { RunningWorkers } from '../../src/processes/workers.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { SseClient } from '../helpers/sse.js';
@@ -19,16 +19,25 @@ let h: JobsHarness;
 let base: string;
 let workers: RunningWorkers;
 const clients: Client[] = [];
+/** The registry holds every request for the package `slowpoke` until this settles (the end of the file). */
+let releaseSlowpoke: () => void = () => undefined;
+const slowpoke = new Promise<void>((resolve) => (releaseSlowpoke = resolve));
+/** How long past its wait a list may take to resolve (LIST_DEADLINE_GRACE_MS of this file's service). */
+const GRACE_MS = 3_000;
 
 beforeAll(async () => {
   h = await startJobsHarness(
-    {},
-    { packages: { toolbox: { versions: { '1.0.0': { _tarball: await packageTarball({ 'package.json': '{"name":"toolbox","version":"1.0.0"}\n', 'src/hammer.js': 'export const hammer = "nail";\n', 'README.md': '# toolbox\n' }) } } } } },
+    { LIST_DEADLINE_GRACE_MS: String(GRACE_MS) },
+    {
+      holdFor: (path) => (path.startsWith('/slowpoke') ? slowpoke : undefined),
+      packages: { toolbox: { versions: { '1.0.0': { _tarball: await packageTarball({ 'package.json': '{"name":"toolbox","version":"1.0.0"}\n', 'src/hammer.js': 'export const hammer = "nail";\n', 'README.md': '# toolbox\n' }) } } } },
+    },
   );
   base = await h.listen();
   workers = await h.startWorkers();
 });
 afterAll(async () => {
+  releaseSlowpoke();
   await Promise.all(clients.map((c) => c.close()));
   await workers.close();
   await h.close();
@@ -51,7 +60,7 @@ describe('MCP', () => {
   it('offers every operation as a tool whose input schema is the operation’s own', async () => {
     const client = await connect(await h.token('agent'));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['compare', 'compare_diff', 'grep', 'languages', 'list', 'lockfile_job_result', 'lockfile_job_status', 'read', 'submit_lockfile_job']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['compare', 'compare_diff', 'grep', 'inspect_package', 'languages', 'list', 'lockfile_job_result', 'lockfile_job_status', 'package_changelog', 'read', 'submit_lockfile_job', 'upgrade_review']);
     const list = tools.find((t) => t.name === 'list');
     expect(list?.inputSchema.properties).toEqual(JSON.parse(JSON.stringify(ListRequestBody.properties)));
   });
@@ -89,6 +98,21 @@ describe('MCP', () => {
     const invalid = await client.callTool({ name: 'list', arguments: { target: 'npm:toolbox', limit: 0 } });
     expect(invalid.isError).toBe(true);
     expect(invalid.structuredContent).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('bounds a list by its wait_timeout_ms: a registry that does not answer gives TIMEOUT after the wait and the grace', async () => {
+    const client = await connect(await h.token('agent'));
+    const started = performance.now();
+    const held = await client.callTool({ name: 'list', arguments: { target: 'npm:slowpoke@1.0.0', wait_timeout_ms: 1_000 } });
+    const elapsed = performance.now() - started;
+    expect(held.isError).toBe(true);
+    expect(held.structuredContent).toMatchObject({ status: 504, code: 'TIMEOUT' });
+    expect((held.structuredContent as { detail: string }).detail).toContain('npm:slowpoke@1.0.0');
+    // Not before the wait and the grace (the registry still holds the lookup), and not at the
+    // registry client's own timeouts (15 s and a retry) either.
+    expect(elapsed).toBeGreaterThanOrEqual(1_000 + GRACE_MS - 50);
+    expect(elapsed).toBeLessThan(15_000);
+    expect(h.registry.requests.some((p) => p.startsWith('/slowpoke'))).toBe(true);
   });
 
   it('answers an unknown tool with the JSON-RPC error for invalid params, not a tool result', async () => {

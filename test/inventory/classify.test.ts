@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFile, fileTypeOf, intentOf, languageOf, textFacts } from '../../src/inventory/classify.js';
+import { classifyFile, fileTypeOf, intentOf, languageOf, textFacts } from '../../src/inventory/query/classify.js';
 
 describe('classification', () => {
   it('names languages from Linguist data, settling shared extensions', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompareResponseType, DiffResponseType } from '../../src/inventory/compare-schemas.js';
-import type { RunningWorkers } from '../../workers/index.js';
+import type { CompareResponseType, DiffResponseType } from '../../src/routes/inventory/compare-schemas.js';
+import type { RunningWorkers } from '../../src/processes/workers.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { packageTarball } from '../helpers/tarball.js';

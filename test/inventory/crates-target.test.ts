@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cargoRange } from '../../src/inventory/sources/crates.js';
+import { cargoRange } from '../../src/ecosystems/cargo/source.js';
 import { parseTarget } from '../../src/inventory/targets.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';

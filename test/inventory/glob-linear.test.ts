@@ -1,16 +1,16 @@
 import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileGlob, GLOB_LIMITS } from '../../src/inventory/glob.js';
-import type { ListResponseType } from '../../src/inventory/schemas.js';
-import { InventoryIndex, type StoredEntry } from '../../src/inventory/query.js';
-import { parseSelection } from '../../src/inventory/selection.js';
+import { compileGlob, GLOB_LIMITS } from '../../src/inventory/query/glob.js';
+import type { ListResponseType } from '../../src/routes/inventory/schemas.js';
+import { InventoryIndex, MAX_GLOB_WORK, type StoredEntry } from '../../src/inventory/query/query.js';
+import { parseSelection } from '../../src/inventory/query/selection.js';
 import { parseTarget } from '../../src/inventory/targets.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { baseline, postJson, probeBound, probeWhile } from '../helpers/probe.js';
 import { packageTarball } from '../helpers/tarball.js';
-import type { RunningWorkers } from '../../workers/index.js';
+import type { RunningWorkers } from '../../src/processes/workers.js';
 
 /**
  * List globs match in time linear in the path (issue #29): they run as RE2 programs (re2js), with
@@ -91,17 +91,17 @@ describe('glob bounds', () => {
   if (!target.ok) throw new Error('target');
   const select = (paths: string[]) => parseSelection({ paths, recursive: true, limit: 500 }, target.target);
 
-  it('answers a hostile glob over a 60,000-character path (the path is over the cap: no glob matches it)', () => {
+  it('answers a hostile glob over a 60,000-character path (the path is over the cap: no glob matches it)', async () => {
     const long = `${'n'.repeat(60_000)}.txt`;
     const index = new InventoryIndex([entry(long), entry('src/nnx'), entry('src/index.js'), entry(`d/${'n'.repeat(GLOB_LIMITS.maxPathLength - 3)}x`)]);
     const selection = select(['**/*n*n*x', '**/*n*n*n*n*n*n*n*n*x']);
     if (!selection.ok) throw new Error(selection.detail);
-    const paths = index.page(selection.selection, null).entries.map((e) => e.path);
+    const paths = (await index.page(selection.selection, null)).entries.map((e) => e.path);
     // A path at the cap still matches; the 60,000-character one is listed by its folder, never by a glob.
     expect(paths).toEqual([`d/${'n'.repeat(GLOB_LIMITS.maxPathLength - 3)}x`, 'src/nnx']);
     const literal = select([]);
     if (!literal.ok) throw new Error(literal.detail);
-    expect(index.page(literal.selection, null).entries.map((e) => e.path)).toContain(long);
+    expect((await index.page(literal.selection, null)).entries.map((e) => e.path)).toContain(long);
   });
 
   it('refuses globs it cannot match in bounded work, naming the rule', () => {
@@ -131,10 +131,17 @@ describe('glob listing over HTTP', () => {
 
   beforeAll(async () => {
     const files = { 'package.json': '{"name":"globs","version":"1.0.0"}\n', [DEEP]: 'x\n', 'src/index.js': 'x\n', 'src/nnnx': 'x\n', 'src/nnx': 'x\n' };
-    h = await startJobsHarness({}, { packages: { globs: { versions: { '1.0.0': { _tarball: await packageTarball(files) } } } } });
+    // 1,200 paths of 1,000 characters: each costs a glob of 260 instructions about 260,000 steps.
+    const many = Object.fromEntries(Array.from({ length: 1_200 }, (_, i) => [`long/${String(i).padStart(4, '0')}${'e'.repeat(990)}`, 'x\n']));
+    const packages = {
+      globs: { versions: { '1.0.0': { _tarball: await packageTarball(files) } } },
+      longpaths: { versions: { '1.0.0': { _tarball: await packageTarball({ 'package.json': '{"name":"longpaths","version":"1.0.0"}\n', ...many }) } } },
+    };
+    h = await startJobsHarness({}, { packages });
     token = await h.token('globs');
     workers = await h.startWorkers();
     await listOk({ target: 'npm:globs@1.0.0', wait_timeout_ms: 20_000 });
+    await listOk({ target: 'npm:longpaths@1.0.0', wait_timeout_ms: 60_000 });
     base = await h.listen();
   });
   afterAll(async () => {
@@ -149,6 +156,22 @@ describe('glob listing over HTTP', () => {
     expect(result.status).toBe(200);
     expect((result.json as ListResponseType).entries.map((e) => e.path)).toEqual([DEEP, 'src/nnnx']);
     expect(worstMs).toBeLessThan(probeBound(quiet));
+  });
+
+  it('stops a glob whose work over the inventory passes MAX_GLOB_WORK with a 400, answering probes meanwhile', async () => {
+    const glob = `**/${'*e'.repeat(85)}x`;
+    const quiet = await baseline(base, token);
+    const hostile = postJson(base, '/v1/list', token, { target: 'npm:longpaths@1.0.0', paths: [glob], limit: 500 });
+    const { result, worstMs, probes } = await probeWhile(base, token, hostile);
+    expect(result.status).toBe(400);
+    expect(result.json).toMatchObject({ code: 'VALIDATION_ERROR', detail: expect.stringMatching(/more than 200000000 steps .* stopped after \d+ paths; select a directory/) as unknown });
+    // The walk yields to the event loop: probes were answered while it ran, within the bound.
+    expect(probes).toBeGreaterThan(0);
+    expect(worstMs).toBeLessThan(probeBound(quiet));
+    // The same inventory, the same paths under a cheap glob: within the work bound, listed.
+    const cheap = await postJson(base, '/v1/list', token, { target: 'npm:longpaths@1.0.0', paths: ['long/*x'], limit: 500 });
+    expect(cheap.status).toBe(200);
+    expect(MAX_GLOB_WORK).toBe(200_000_000);
   });
 
   it('answers an unsupported glob with 400 VALIDATION_ERROR', async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileMatcher, GREP_LIMITS } from '../../src/inventory/grep.js';
-import { scanBatch, type ScanFrom } from '../../src/inventory/grep-scan.js';
-import type { GrepResponseType } from '../../src/inventory/grep-schemas.js';
-import type { RunningWorkers } from '../../workers/index.js';
+import { compileMatcher, GREP_LIMITS } from '../../src/inventory/query/grep.js';
+import { scanBatch, type ScanFrom } from '../../src/inventory/query/grep-scan.js';
+import type { GrepResponseType } from '../../src/routes/inventory/grep-schemas.js';
+import type { RunningWorkers } from '../../src/processes/workers.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { baseline, postJson, probeBound, probeWhile } from '../helpers/probe.js';

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToken, ensureAccount } from '../../src/accounts/tokens.js';
-import { compileMatcher, portableRegex } from '../../src/inventory/grep.js';
-import type { GrepResponseType } from '../../src/inventory/grep-schemas.js';
+import { compileMatcher, portableRegex } from '../../src/inventory/query/grep.js';
+import type { GrepResponseType } from '../../src/routes/inventory/grep-schemas.js';
 import type { LanguagesResponseType } from '../../src/routes/languages.js';
-import type { RunningWorkers } from '../../workers/index.js';
+import type { RunningWorkers } from '../../src/processes/workers.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { packageTarball } from '../helpers/tarball.js';

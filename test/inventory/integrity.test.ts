@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { integrityCheck } from '../../src/inventory/sources/integrity.js';
+import { integrityCheck } from '../../src/archives/integrity.js';
 
 const bytes = Buffer.from('the archive bytes');
 const sri = (algorithm: string, data: Buffer = bytes) => `${algorithm}-${createHash(algorithm).update(data).digest('base64')}`;

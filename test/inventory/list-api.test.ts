@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inventories } from '../../src/db/schema/index.js';
-import type { ListEntryType, ReadResponseType } from '../../src/inventory/schemas.js';
+import type { ListEntryType, ReadResponseType } from '../../src/routes/inventory/schemas.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import type { FixturePackage } from '../helpers/registry.js';
@@ -376,6 +376,28 @@ describe('reading', () => {
     expect(Buffer.byteLength(slice.content)).toBeLessThanOrEqual(10);
     expect(BIG.subarray(5, 5 + Buffer.byteLength(slice.content)).toString('utf8')).toBe(slice.content);
     expect(slice.next_offset).toBe(5 + Buffer.byteLength(slice.content));
+  });
+
+  it('sends reads gzip-compressed to clients that accept it, the same answer each time', async () => {
+    const url = `/v1/read?${new URLSearchParams({ target: demo, path: 'docs/big.txt', length: '5000' }).toString()}`;
+    const plain = await h.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    for (let i = 0; i < 2; i++) {
+      const zipped = await h.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' } });
+      expect(zipped.headers['content-encoding']).toBe('gzip');
+      expect(zipped.headers['vary']).toBe('accept-encoding');
+      expect(zipped.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(gunzipSync(zipped.rawPayload).toString('utf8')).toBe(plain.body);
+    }
+    // Another slice of the same file, and the same file through another spelling of the target, are their own answers.
+    const next = (await read(demo, 'docs/big.txt', { offset: '5000', length: '5000' })).json<ReadResponseType>();
+    expect(BIG.subarray(5000, 5000 + Buffer.byteLength(next.content)).toString('utf8')).toBe(next.content);
+    const spelled = (await read(` ${demo}`, 'docs/big.txt', { length: '5000' })).json<ReadResponseType>();
+    expect(spelled.requested_target).toBe(demo);
+    expect(spelled.content).toBe(plain.json<ReadResponseType>().content);
+    const small = await h.app.inject({ method: 'GET', url: `/v1/read?${new URLSearchParams({ target: demo, path: 'src/ünïcode.js' }).toString()}`, headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' } });
+    expect(small.headers['content-encoding']).toBeUndefined();
   });
 
   it('answers unknown paths and directories with 404, unprepared targets with 409', async () => {

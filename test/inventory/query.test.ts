@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CursorCodec } from '../../src/inventory/cursor.js';
-import { exactSelector, InventoryIndex, type IndexEntry, type StoredEntry } from '../../src/inventory/query.js';
-import { parseSelection, selectionKey, type Selection } from '../../src/inventory/selection.js';
+import { CursorCodec } from '../../src/inventory/query/cursor.js';
+import { exactSelector, InventoryIndex, type IndexEntry, type StoredEntry } from '../../src/inventory/query/query.js';
+import { parseSelection, selectionKey, type Selection } from '../../src/inventory/query/selection.js';
 import { parseTarget, type ListTarget } from '../../src/inventory/targets.js';
 
 const file = (path: string, extra: Partial<StoredEntry> = {}): StoredEntry => ({
@@ -43,16 +43,16 @@ function select(input: Parameters<typeof parseSelection>[0]): Selection {
 }
 
 const paths = (entries: IndexEntry[]) => entries.map((e) => `${e.kind === 'directory' ? 'dir:' : ''}${e.path}`);
-const all = (selection: Selection): IndexEntry[] => index.page({ ...selection, limit: 10_000 }, null).entries;
+const all = async (selection: Selection): Promise<IndexEntry[]> => (await index.page({ ...selection, limit: 10_000 }, null)).entries;
 
 describe('selection', () => {
-  it('lists the root’s immediate children, directories first-class, in byte order of path', () => {
-    expect(paths(all(select({})))).toEqual(['.eslintrc.js', 'README.md', 'dir:docs', 'dir:lib', 'package.json', 'dir:src', 'dir:test']);
+  it('lists the root’s immediate children, directories first-class, in byte order of path', async () => {
+    expect(paths(await all(select({})))).toEqual(['.eslintrc.js', 'README.md', 'dir:docs', 'dir:lib', 'package.json', 'dir:src', 'dir:test']);
   });
 
-  it('lists a literal directory’s children, or its leaves when recursive', () => {
-    expect(paths(all(select({ paths: ['src'] })))).toEqual(['src/Zebra.ts', 'src/index.ts', 'dir:src/util', 'src/ünïcode.ts']);
-    expect(paths(all(select({ paths: ['./src/'], recursive: true })))).toEqual([
+  it('lists a literal directory’s children, or its leaves when recursive', async () => {
+    expect(paths(await all(select({ paths: ['src'] })))).toEqual(['src/Zebra.ts', 'src/index.ts', 'dir:src/util', 'src/ünïcode.ts']);
+    expect(paths(await all(select({ paths: ['./src/'], recursive: true })))).toEqual([
       'src/Zebra.ts',
       'src/index.ts',
       'src/util/a b+c#d%e.ts',
@@ -61,18 +61,18 @@ describe('selection', () => {
     ]);
   });
 
-  it('lists a literal file as itself and ignores paths that do not exist', () => {
-    expect(paths(all(select({ paths: ['src/util/strings.ts', 'nope.txt'] })))).toEqual(['src/util/strings.ts']);
+  it('lists a literal file as itself and ignores paths that do not exist', async () => {
+    expect(paths(await all(select({ paths: ['src/util/strings.ts', 'nope.txt'] })))).toEqual(['src/util/strings.ts']);
   });
 
-  it('matches globs against files at any depth, dotfiles included, independent of recursion', () => {
-    expect(paths(all(select({ paths: ['**/*.md'] })))).toEqual(['README.md', 'docs/.hidden/note.md']);
-    expect(paths(all(select({ paths: ['*.js'] })))).toEqual(['.eslintrc.js']);
-    expect(paths(all(select({ paths: ['lib/*.ts'], recursive: true })))).toEqual(['lib/index.d.ts']);
+  it('matches globs against files at any depth, dotfiles included, independent of recursion', async () => {
+    expect(paths(await all(select({ paths: ['**/*.md'] })))).toEqual(['README.md', 'docs/.hidden/note.md']);
+    expect(paths(await all(select({ paths: ['*.js'] })))).toEqual(['.eslintrc.js']);
+    expect(paths(await all(select({ paths: ['lib/*.ts'], recursive: true })))).toEqual(['lib/index.d.ts']);
   });
 
-  it('takes the union of selectors without duplicates', () => {
-    expect(paths(all(select({ paths: ['lib', 'lib/index.js', '**/index.*'] })))).toEqual([
+  it('takes the union of selectors without duplicates', async () => {
+    expect(paths(await all(select({ paths: ['lib', 'lib/index.js', '**/index.*'] })))).toEqual([
       'lib/index.d.ts',
       'lib/index.js',
       'src/index.ts',
@@ -80,19 +80,19 @@ describe('selection', () => {
     ]);
   });
 
-  it('filters files by union within a filter and intersection across filters, keeping directories', () => {
-    expect(paths(all(select({ paths: ['src'], languages: [' TypeScript '] })))).toEqual([
+  it('filters files by union within a filter and intersection across filters, keeping directories', async () => {
+    expect(paths(await all(select({ paths: ['src'], languages: [' TypeScript '] })))).toEqual([
       'src/Zebra.ts',
       'src/index.ts',
       'dir:src/util',
       'src/ünïcode.ts',
     ]);
-    expect(paths(all(select({ recursive: true, file_types: ['ts', 'json'], intents: ['test'] })))).toEqual([
+    expect(paths(await all(select({ recursive: true, file_types: ['ts', 'json'], intents: ['test'] })))).toEqual([
       'test/fixtures/data.json',
       'test/index.test.ts',
     ]);
-    expect(paths(all(select({ recursive: true, file_types: ['ts'], intents: ['test'] })))).toEqual(['test/index.test.ts']);
-    expect(paths(all(select({ recursive: true, languages: ['javascript', 'markdown'] })))).toEqual([
+    expect(paths(await all(select({ recursive: true, file_types: ['ts'], intents: ['test'] })))).toEqual(['test/index.test.ts']);
+    expect(paths(await all(select({ recursive: true, languages: ['javascript', 'markdown'] })))).toEqual([
       '.eslintrc.js',
       'README.md',
       'docs/.hidden/note.md',
@@ -102,14 +102,14 @@ describe('selection', () => {
 });
 
 describe('pagination', () => {
-  it.each([1, 2, 3, 4, 5, 6, 7])('concatenates pages of limit %i into the unpaged listing', (limit) => {
+  it.each([1, 2, 3, 4, 5, 6, 7])('concatenates pages of limit %i into the unpaged listing', async (limit) => {
     for (const input of [{ recursive: true }, {}, { paths: ['src', '**/*.md'] }, { paths: ['src'], recursive: true }]) {
       const selection = { ...select(input), limit };
-      const expected = paths(all(selection));
+      const expected = paths(await all(selection));
       const collected: string[] = [];
       let after: string | null = null;
       for (let guard = 0; guard < 100; guard++) {
-        const page = index.page(selection, after);
+        const page = await index.page(selection, after);
         expect(page.entries.length).toBeLessThanOrEqual(limit);
         collected.push(...paths(page.entries));
         if (!page.hasMore) break;
@@ -119,13 +119,13 @@ describe('pagination', () => {
     }
   });
 
-  it.each([1, 2, 3])('never skips a directory that is also a page (limit %i)', (limit) => {
+  it.each([1, 2, 3])('never skips a directory that is also a page (limit %i)', async (limit) => {
     const site = new InventoryIndex(['guide', 'guide/intro', 'guide-b', 'z'].map((p) => file(p, { kind: 'page' })));
     const selection = { ...select({}), limit };
     const collected: string[] = [];
     let after: string | null = null;
     for (let guard = 0; guard < 20; guard++) {
-      const page = site.page(selection, after);
+      const page = await site.page(selection, after);
       collected.push(...paths(page.entries));
       if (!page.hasMore) break;
       after = page.last;
@@ -139,19 +139,19 @@ describe('directory names that read as globs (Next.js routes and friends)', () =
   const tree = new InventoryIndex(
     [...NAMES.flatMap((dir) => [`${dir}/page.tsx`, `${dir}/nested/deep.ts`]), 'app/s', 'app/l', 'ab', 'ac', 'starry', 'qax', 'p'].map((p) => file(p)),
   );
-  const listed = (selection: Selection): string[] => paths(tree.page({ ...selection, limit: 10_000 }, null).entries);
+  const listed = async (selection: Selection): Promise<string[]> => paths((await tree.page({ ...selection, limit: 10_000 }, null)).entries);
 
-  it.each(NAMES)('a browse selector for %s lists exactly that directory’s children', (dir) => {
+  it.each(NAMES)('a browse selector for %s lists exactly that directory’s children', async (dir) => {
     const children = [`dir:${dir}/nested`, `${dir}/page.tsx`].sort((a, b) => Buffer.compare(Buffer.from(a.replace('dir:', '')), Buffer.from(b.replace('dir:', ''))));
-    expect(listed(select({ paths: [exactSelector(dir)] }))).toEqual(children);
-    expect(listed(select({ paths: [exactSelector(dir)], recursive: true }))).toEqual([`${dir}/nested/deep.ts`, `${dir}/page.tsx`]);
+    expect(await listed(select({ paths: [exactSelector(dir)] }))).toEqual(children);
+    expect(await listed(select({ paths: [exactSelector(dir)], recursive: true }))).toEqual([`${dir}/nested/deep.ts`, `${dir}/page.tsx`]);
   });
 
-  it('reads a selector naming an existing path as that path and as a glob', () => {
-    expect(listed(select({ paths: ['app/[slug]'] }))).toEqual(['app/[slug]/nested', 'app/[slug]/page.tsx', 'app/l', 'app/s'].map((p) => (p.endsWith('nested') ? `dir:${p}` : p)));
-    expect(listed(select({ paths: ['a{b,c}'] }))).toEqual(['ab', 'ac', 'dir:a{b,c}/nested', 'a{b,c}/page.tsx']);
+  it('reads a selector naming an existing path as that path and as a glob', async () => {
+    expect(await listed(select({ paths: ['app/[slug]'] }))).toEqual(['app/[slug]/nested', 'app/[slug]/page.tsx', 'app/l', 'app/s'].map((p) => (p.endsWith('nested') ? `dir:${p}` : p)));
+    expect(await listed(select({ paths: ['a{b,c}'] }))).toEqual(['ab', 'ac', 'dir:a{b,c}/nested', 'a{b,c}/page.tsx']);
     // A glob that names no path stays a glob only.
-    expect(listed(select({ paths: ['app/[sl]'] }))).toEqual(['app/l', 'app/s']);
+    expect(await listed(select({ paths: ['app/[sl]'] }))).toEqual(['app/l', 'app/s']);
   });
 
   it('keeps plain paths as their own selectors', () => {

@@ -1,12 +1,12 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composerRange } from '../../src/inventory/sources/packagist.js';
-import { elixirRange } from '../../src/inventory/sources/hex.js';
-import { compareNugetVersions, highestInNugetRange } from '../../src/inventory/sources/nuget.js';
+import { composerRange } from '../../src/ecosystems/composer/source.js';
+import { elixirRange } from '../../src/ecosystems/hex/source.js';
+import { compareNugetVersions, highestInNugetRange } from '../../src/ecosystems/nuget/source.js';
 import { parseTarget } from '../../src/inventory/targets.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
-import { expectArchiveListing, expectProblem, startRegistryFixture } from '../helpers/package-targets.js';
+import { expectArchiveListing, expectProblem, registriesAt, startRegistryFixture } from '../helpers/package-targets.js';
 import { makeTar, makeTarball } from '../helpers/tarball.js';
 import { makeZip } from '../helpers/zip.js';
 
@@ -179,18 +179,7 @@ beforeAll(async () => {
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
   });
-  const url = fixture.url;
-  const registries = {
-    go: `${url}/go`,
-    maven: `${url}/maven`,
-    rubygems: `${url}/rubygems`,
-    nuget: `${url}/nuget/v3/index.json`,
-    packagist: `${url}/packagist`,
-    pub: `${url}/pub`,
-    hex: `${url}/hex`,
-    hex_repo: `${url}/hexrepo`,
-  };
-  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify(registries), RESOLUTION_TIMEOUT_MS: '300' });
+  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify(registriesAt(fixture.url)), RESOLUTION_TIMEOUT_MS: '300' });
   token = await h.token('lister');
 });
 afterAll(async () => {

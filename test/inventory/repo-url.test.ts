@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeRepositoryRoot } from '../../src/inventory/sources/repo-url.js';
+import { safeRepositoryRoot } from '../../src/ecosystems/shared/repo-url.js';
 
 describe('safe repository roots for recovery guidance', () => {
   it.each([

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inventories } from '../../src/db/schema/index.js';
-import type { ReadResponseType } from '../../src/inventory/schemas.js';
+import type { ReadResponseType } from '../../src/routes/inventory/schemas.js';
 import { GitHost, type FixtureFile } from '../helpers/git-host.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';

@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inventories } from '../../src/db/schema/index.js';
-import { inventoryChannel, waitForInventory } from '../../src/inventory/waiter.js';
-import type { GrepResponseType } from '../../src/inventory/grep-schemas.js';
-import type { ReadResponseType } from '../../src/inventory/schemas.js';
-import type { InventoryRow } from '../../src/inventory/records.js';
-import type { RunningWorkers } from '../../workers/index.js';
+import { inventoryChannel, waitForInventory } from '../../src/inventory/prepare/waiter.js';
+import type { GrepResponseType } from '../../src/routes/inventory/grep-schemas.js';
+import type { ReadResponseType } from '../../src/routes/inventory/schemas.js';
+import type { InventoryRow } from '../../src/inventory/store/records.js';
+import type { RunningWorkers } from '../../src/processes/workers.js';
 import { DocsSite, htmlPage, type SiteResource } from '../helpers/docs-site.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';

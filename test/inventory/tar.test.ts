@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TAR_LIMITS, readTarball, safeEntryPath, type TarFile, type TarLimits } from '../../src/inventory/tar-reader.js';
+import { DEFAULT_TAR_LIMITS, readTarball, safeEntryPath, type TarFile, type TarLimits } from '../../src/archives/tar-reader.js';
 import { makeTarball, rawTarball } from '../helpers/tarball.js';
 
 async function read(tarball: Buffer, limits: TarLimits = DEFAULT_TAR_LIMITS) {

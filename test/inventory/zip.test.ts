@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readArchive, tarMembers } from '../../src/inventory/sources/archive.js';
-import { DEFAULT_TAR_LIMITS, readTarball, safeEntryPath, TarLimitError, type ArchiveRoot, type TarFile, type TarLimits } from '../../src/inventory/tar-reader.js';
-import { readZip } from '../../src/inventory/zip-reader.js';
+import { readArchive, tarMembers } from '../../src/ecosystems/shared/archive.js';
+import { DEFAULT_TAR_LIMITS, readTarball, safeEntryPath, TarLimitError, type ArchiveRoot, type TarFile, type TarLimits } from '../../src/archives/tar-reader.js';
+import { readZip } from '../../src/archives/zip-reader.js';
 import { makeTar, makeTarball } from '../helpers/tarball.js';
 import { makeZip } from '../helpers/zip.js';
 import yazl from 'yazl';

@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockfileJobs } from '../../src/db/schema/index.js';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
-import { LogWatcher, spawnCli, stopChild } from '../helpers/cli.js';
+import { LogWatcher, stopChild } from '../helpers/cli.js';
+import { HOLDING, spawnHeldWorker } from '../helpers/hold.js';
 import { startStreamingHarness, submitJob, workerCliEnv, type JobsHarness, type StreamingHarness } from '../helpers/jobs.js';
 import { JOBS } from '../helpers/service-processes.js';
 import { SseClient } from '../helpers/sse.js';
@@ -66,18 +67,18 @@ describe('a job whose workers are killed again and again', () => {
   it('is failed after JOB_MAX_ATTEMPTS crashed attempts, never showing more', async () => {
     const job = await submit();
     const events = stream(job.id);
-    const env = workerCliEnv(h, { JOB_LOCK_MS: '1000', JOB_CRASH_BACKOFF_MS: '100', TEST_HOLD_PHASE: 'enriching' });
+    const env = workerCliEnv(h, { JOB_LOCK_MS: '1000', JOB_CRASH_BACKOFF_MS: '100' });
     for (let attempt = 1; attempt <= h.config.jobMaxAttempts; attempt++) {
-      const worker = spawnCli(['worker'], env);
+      const worker = spawnHeldWorker('enriching', env);
       try {
         const logs = new LogWatcher(worker);
-        await logs.waitFor((l) => String(l['msg']).startsWith('TEST_HOLD_PHASE'));
-        expect(await events.waitFor((s) => s.phase === 'enriching' && s.attempt === attempt)).toBeDefined();
+        await logs.waitFor((l) => l['msg'] === HOLDING);
+        await events.waitFor((s) => s.phase === 'enriching' && s.attempt === attempt);
       } finally {
         await stopChild(worker, 'SIGKILL');
       }
     }
-    const last = spawnCli(['worker'], env);
+    const last = spawnHeldWorker('enriching', env);
     try {
       await events.ended;
     } finally {
@@ -85,5 +86,8 @@ describe('a job whose workers are killed again and again', () => {
     }
     expect(events.snapshots().at(-1)).toMatchObject({ state: 'failed', error: 'execution_failed', attempt: h.config.jobMaxAttempts });
     expect(Math.max(...events.snapshots().map((s) => s.attempt))).toBe(h.config.jobMaxAttempts);
-  }, 90_000);
+    // Each attempt counted once, in order: no snapshot of an older attempt after a newer one.
+    const attempts = events.snapshots().map((s) => s.attempt);
+    expect(attempts).toEqual([...attempts].sort((a, b) => a - b));
+  }, 180_000);
 });

@@ -99,17 +99,24 @@ describe('job events stream', () => {
   it('delivers the terminal snapshot to 200 concurrent streams and closes them all', async () => {
     const job = await submit('cyclonedx');
     const clients = Array.from({ length: 200 }, () => events(job.id));
-    await Promise.all(clients.map((c) => c.event(0)));
-    expect(h.services.hub.size).toBeGreaterThanOrEqual(200);
-    const workers = await h.startWorkers();
     try {
-      await Promise.all(clients.map((c) => c.ended));
-      for (const c of clients) expect(c.snapshots().at(-1)).toMatchObject({ state: 'succeeded' });
+      await Promise.all(clients.map((c) => c.event(0)));
+      expect(h.services.hub.size).toBeGreaterThanOrEqual(200);
+      // A lock far longer than the run: the harness's 2 s lock can lapse on a loaded machine.
+      const workers = await h.startWorkers({ jobLockMs: 30_000 });
+      try {
+        await Promise.all(clients.map((c) => c.ended));
+        for (const c of clients) expect(c.snapshots().at(-1)).toMatchObject({ state: 'succeeded' });
+      } finally {
+        await workers.close();
+      }
     } finally {
-      await workers.close();
+      // Whatever the outcome: streams left open would be counted by the next tests' hub checks.
+      for (const c of clients) c.close();
     }
     await vi.waitFor(() => expect(h.services.hub.size).toBe(0));
-  });
+    // 200 streams set up and read by this one test process: minutes on a machine loaded by a second suite.
+  }, 180_000);
 
   it('leaves no subscription behind when a client disconnects', async () => {
     const job = await submit();
@@ -141,6 +148,10 @@ describe('job events stream', () => {
     const job = await submit();
     const { port } = new URL(base);
     const slow = connect(Number(port), '127.0.0.1');
+    // The server may drop a client that never reads (its buffer full): that socket's EPIPE or
+    // reset is what this test provokes, not a failure of it.
+    const slowErrors: string[] = [];
+    slow.on('error', (error: NodeJS.ErrnoException) => slowErrors.push(error.code ?? error.message));
     slow.pause();
     await new Promise<void>((resolve) => slow.once('connect', () => resolve()));
     slow.write(`GET ${JOBS}/${job.id}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`);
@@ -157,5 +168,6 @@ describe('job events stream', () => {
     fast.close();
     slow.destroy();
     await vi.waitFor(() => expect(h.services.hub.size).toBe(0));
+    expect(slowErrors.every((code) => code === 'EPIPE' || code === 'ECONNRESET')).toBe(true);
   });
 });

@@ -17,7 +17,7 @@ import { analyze } from '../../src/sbom/analyze.js';
 import { validateCycloneDx } from '../../src/sbom/validate/cyclonedx.js';
 import { INVALID_DOCUMENT_LOG } from '../../src/sbom/validate/defects.js';
 import { validateSpdx } from '../../src/sbom/validate/spdx.js';
-import { startWorkers } from '../../workers/index.js';
+import { startWorkers } from '../../src/processes/workers.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { captureLogs } from '../helpers/logs.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockfileJobInputs, lockfileJobs } from '../../src/db/schema/index.js';
 import { PHASES_OF_STATE, type JobSnapshot } from '../../src/jobs/snapshot.js';
 import { spdxProblems } from '../../src/sbom/validate/spdx.js';
-import type { InputFile } from '../../src/sbom/types.js';
+import type { InputFile } from '../../src/model/types.js';
 import { UUID } from '../helpers/app.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';

@@ -8,7 +8,7 @@ import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { sbomRoutes } from '../../src/routes/sbom.js';
 import { analyze } from '../../src/sbom/analyze.js';
-import { TransientAnalysisError } from '../../src/sbom/types.js';
+import { TransientAnalysisError } from '../../src/model/types.js';
 import { testConfig } from '../helpers/app.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
@@ -83,7 +83,9 @@ describe('failure codes', () => {
         seen.push(deps.maxOutputBytes ?? -1);
       }
     };
-    const workers = await h.startWorkers({ sbomMaxOutputBytes: 4096 }, counting);
+    // A lock far longer than the run: on a loaded machine the harness's 2 s lock lapsed and the
+    // job was analysed again, which is not what this test is about.
+    const workers = await h.startWorkers({ sbomMaxOutputBytes: 4096, jobLockMs: 30_000 }, counting);
     try {
       const job = await submit();
       expect(await finished(job.id)).toMatchObject({ state: 'failed', error: 'output_too_large' });

@@ -9,6 +9,7 @@ import { isStoreUnavailable } from '../../src/store-errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/pg-cluster.js';
 import { anyPackage, startFixtureRegistry } from '../helpers/registry.js';
+import { pollUntil } from '../helpers/poll.js';
 import { PG_ADMIN_URL, REDIS_URL } from '../helpers/services.js';
 import { JOBS, startApi, startService, type ApiClient, type ServiceEnv, type ServiceProcess } from '../helpers/service-processes.js';
 
@@ -29,12 +30,20 @@ async function terminate(database: string, names: readonly string[]): Promise<nu
 
 const terminal = (s: JobSnapshot): boolean => s.state === 'succeeded' || s.state === 'failed';
 
-/** Polls the job snapshots until all are terminal (each poll is an API request: it must answer). */
-async function untilFinished(api: ApiClient, ids: readonly string[], during?: () => Promise<unknown>): Promise<JobSnapshot[]> {
+/**
+ * Polls the job snapshots until all are terminal (each poll is an API request: it must answer),
+ * failing with what it last saw after `withinMs`.
+ */
+async function untilFinished(api: ApiClient, ids: readonly string[], during?: () => Promise<unknown>, withinMs = 90_000): Promise<JobSnapshot[]> {
+  const deadline = Date.now() + withinMs;
   for (;;) {
     await during?.();
     const snapshots = await Promise.all(ids.map((id) => api.snapshot(id).catch(() => null)));
     if (snapshots.every((s) => s !== null && terminal(s))) return snapshots as JobSnapshot[];
+    if (Date.now() > deadline) {
+      const seen = snapshots.map((s, i) => `${ids[i] ?? '?'}: ${s === null ? 'no answer' : `${s.state}/${s.phase} attempt ${s.attempt}`}`);
+      throw new Error(`jobs not finished after ${withinMs} ms:\n  ${seen.join('\n  ')}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -79,7 +88,15 @@ interface Services {
 /** An API and a worker process on `databaseUrl`, with a slowish registry so jobs take a while. */
 async function startServices(databaseUrl: string): Promise<Services> {
   const registry = await startFixtureRegistry({ fallback: anyPackage, latencyMs: 40 });
-  const service: ServiceEnv = { databaseUrl, redisUrl: REDIS_URL, redisPrefix: `pkgscope-test-${randomBytes(4).toString('hex')}`, registryUrl: registry.url };
+  const service: ServiceEnv = {
+    databaseUrl,
+    redisUrl: REDIS_URL,
+    redisPrefix: `pkgscope-test-${randomBytes(4).toString('hex')}`,
+    registryUrl: registry.url,
+    // untilFinished polls every job about ten times a second: past the default 600 requests a
+    // minute the API answered 429 until the window ended, and the test waited a minute for it.
+    extra: { RATE_LIMIT_PER_ACCOUNT: '1000000' },
+  };
   const api = await startApi(service);
   const worker = await startService('worker', service, { JOB_CRASH_BACKOFF_MS: '100' });
   return {
@@ -158,12 +175,18 @@ describe('a Postgres restart and outage (private cluster)', () => {
   it('answers 503 problem+json with Retry-After promptly while Postgres is down, and recovers by itself', async (ctx) => {
     if (cluster === null) return ctx.skip('initdb is not installed (set PG_BIN)');
     const job = await api.submit();
+    // The same request with Postgres up: what "promptly" means on this machine now (a loaded
+    // two-core machine answers in seconds what an idle one answers in milliseconds).
+    const up = performance.now();
+    await api.request(`${JOBS}/${job.id}/result`);
+    const prompt = Math.max(2_000, 8 * (performance.now() - up));
     await cluster.stop();
     try {
       const started = performance.now();
       // The result, which only Postgres holds (the job's status may be answered from the API's memory).
       const res = await api.request(`${JOBS}/${job.id}/result`);
-      expect(performance.now() - started).toBeLessThan(2_000);
+      // Answered while Postgres is still down (none waits for it to come back), and promptly.
+      expect(performance.now() - started).toBeLessThan(prompt);
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       expect(res.headers.get('retry-after')).toBe('5');
@@ -174,11 +197,15 @@ describe('a Postgres restart and outage (private cluster)', () => {
     } finally {
       await cluster.start();
     }
-    for (;;) {
-      const ready = await fetch(`${api.base}/readyz`);
-      if (ready.status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let readiness = 0;
+    await pollUntil(
+      'the API ready again after Postgres came back',
+      async () => {
+        readiness = (await fetch(`${api.base}/readyz`)).status;
+        return readiness === 200 ? true : undefined;
+      },
+      { withinMs: 60_000, describe: () => `/readyz answered ${readiness}` },
+    );
     const [finished] = await untilFinished(api, [job.id]);
     expect(finished).toMatchObject({ state: 'succeeded' });
     expect(api.alive() && worker.alive()).toBe(true);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProgressWriter } from '../../src/jobs/progress.js';
 import type { JobPhase, JobSnapshot } from '../../src/jobs/snapshot.js';
-import type { ProgressCounts } from '../../src/sbom/types.js';
+import type { ProgressCounts } from '../../src/model/types.js';
 
 /** A writer whose writes are recorded; the clock is vitest's fake one. */
 function recorder(intervalMs: number, claimedAt: number | null) {

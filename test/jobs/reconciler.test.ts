@@ -7,10 +7,11 @@ import type { JobStore } from '../../src/jobs/store.js';
 import { createLogger } from '../../src/logger.js';
 import { PARSER_CONTRACT_VERSION } from '../../src/sbom/contract.js';
 import { ensureAccount } from '../../src/accounts/tokens.js';
-import { startWorkers } from '../../workers/index.js';
+import { startWorkers } from '../../src/processes/workers.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
 import { startStreamingHarness, submitJob, type JobsHarness, type StreamingHarness } from '../helpers/jobs.js';
 import { captureLogs } from '../helpers/logs.js';
+import { pollUntil } from '../helpers/poll.js';
 import { JOBS } from '../helpers/service-processes.js';
 import { SseClient } from '../helpers/sse.js';
 
@@ -83,11 +84,16 @@ describe('after Redis lost everything under running workers', () => {
   /** Waits until both maintenance schedulers exist; returns how long that took. */
   async function schedulesBack(since: number): Promise<number> {
     const queue = h.services.maintenanceQueue;
-    for (;;) {
-      const [reconcile, expire] = await Promise.all([queue.getJobScheduler('reconcile'), queue.getJobScheduler('expire')]).catch(() => [undefined, undefined]);
-      if (reconcile !== undefined && expire !== undefined) return performance.now() - since;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    let seen = 'none';
+    return pollUntil(
+      'the maintenance schedules back',
+      async () => {
+        const [reconcile, expire] = await Promise.all([queue.getJobScheduler('reconcile'), queue.getJobScheduler('expire')]).catch(() => [undefined, undefined]);
+        seen = [reconcile === undefined ? null : 'reconcile', expire === undefined ? null : 'expire'].filter(Boolean).join(', ') || 'none';
+        return reconcile !== undefined && expire !== undefined ? performance.now() - since : undefined;
+      },
+      { withinMs: 10 * RECONCILE_INTERVAL_MS, everyMs: 50, describe: () => `schedules present: ${seen}` },
+    );
   }
 
   it('restores the maintenance schedules within one reconcile interval of a FLUSHALL or a restart, and re-enqueues only unfinished jobs', async () => {

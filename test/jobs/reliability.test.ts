@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
 import { LogWatcher, spawnCli, stopChild } from '../helpers/cli.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
+import { HOLDING, spawnHeldWorker, startHeldWorkers } from '../helpers/hold.js';
 import { startJobsHarness, startStreamingHarness, workerCliEnv, type JobsHarness, type StreamingHarness } from '../helpers/jobs.js';
 import { SseClient } from '../helpers/sse.js';
 
@@ -32,7 +33,7 @@ describe('worker crash', () => {
   const workerEnv = (extra: Record<string, string> = {}) => workerCliEnv(h, extra);
 
   it('hands a job held by a kill -9ed worker to another, and fences the old attempt out', async () => {
-    const first = spawnCli(['worker'], workerEnv({ TEST_HOLD_PHASE: 'enriching' }));
+    const first = spawnHeldWorker('enriching', workerEnv());
     const firstLogs = new LogWatcher(first);
     let second: ReturnType<typeof spawnCli> | undefined;
     try {
@@ -41,7 +42,7 @@ describe('worker crash', () => {
       const stream = new SseClient(`${base}${JOBS}/${job.id}/events`, token);
       const held = await stream.waitFor((s) => s.phase === 'enriching');
       expect(held).toMatchObject({ state: 'running', attempt: 1 });
-      await firstLogs.waitFor((l) => String(l['msg']).startsWith('TEST_HOLD_PHASE'));
+      await firstLogs.waitFor((l) => l['msg'] === HOLDING);
 
       await stopChild(first, 'SIGKILL');
       second = spawnCli(['worker'], workerEnv());
@@ -65,7 +66,7 @@ describe('worker crash', () => {
       await stopChild(first, 'SIGKILL');
       if (second) await stopChild(second, 'SIGKILL');
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('Redis loses everything', () => {
@@ -87,7 +88,9 @@ describe('Redis loses everything', () => {
 
     const stream = new SseClient(`${base}${JOBS}/${job.id}/events`, token);
     await stream.event(0);
-    const workers = await h.startWorkers();
+    // A lock far longer than the run, so that the only way to a second attempt would be a re-enqueue
+    // gone wrong (the harness's 2 s lock lapsed on a loaded machine and counted an attempt more).
+    const workers = await h.startWorkers({ jobLockMs: 30_000 });
     try {
       await stream.ended;
       expect(stream.snapshots().at(-1)).toMatchObject({ state: 'succeeded', attempt: 1 });
@@ -135,7 +138,7 @@ describe('graceful worker shutdown', () => {
   it('hands a job that outlives the grace period back to the queue without using an attempt; another worker finishes it', async () => {
     const job = await submit(h, token);
     const stream = new SseClient(`${base}${JOBS}/${job.id}/events`, token);
-    const holding = await h.startWorkers({ shutdownGraceMs: 200, testHoldPhase: 'enriching' });
+    const holding = await startHeldWorkers(h, 'enriching', { shutdownGraceMs: 200 });
     await stream.waitFor((s) => s.phase === 'enriching');
     await holding.close();
     // The hand-back gives the attempt back: the job did not fail.
@@ -157,7 +160,7 @@ describe('graceful worker shutdown', () => {
     const stream = new SseClient(`${base}${JOBS}/${job.id}/events`, token);
     let handedBack = -1;
     for (let round = 1; round <= 3; round++) {
-      const holding = await h.startWorkers({ shutdownGraceMs: 100, testHoldPhase: 'enriching', jobMaxAttempts: 1 });
+      const holding = await startHeldWorkers(h, 'enriching', { shutdownGraceMs: 100, jobMaxAttempts: 1 });
       const held = await stream.waitFor((s) => s.phase === 'enriching' && s.revision > handedBack);
       expect(held.attempt).toBe(1);
       await holding.close();
@@ -171,5 +174,6 @@ describe('graceful worker shutdown', () => {
     } finally {
       await workers.close();
     }
-  });
+    // Four sets of workers started and stopped (each with its analysis threads): over a minute on a loaded machine.
+  }, 180_000);
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobChannel } from '../../src/jobs/events.js';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
-import { LogWatcher, spawnCli, stopChild } from '../helpers/cli.js';
+import { LogWatcher, stopChild } from '../helpers/cli.js';
+import { HOLDING_TERMINAL, spawnHeldWorker } from '../helpers/hold.js';
 import { startStreamingHarness, submitJob, workerCliEnv, type StreamingHarness } from '../helpers/jobs.js';
 import { JOBS } from '../helpers/service-processes.js';
 import { SseClient } from '../helpers/sse.js';
@@ -21,7 +22,7 @@ describe('a worker killed between the terminal commit and its publish', () => {
 
   it('ends open streams with the terminal snapshot within two heartbeat intervals, and a re-claim publishes it again', async () => {
     const { h, token, base } = s;
-    const worker = spawnCli(['worker'], workerCliEnv(h, { TEST_HOLD_PHASE: 'terminal' }));
+    const worker = spawnHeldWorker('terminal', workerCliEnv(h));
     const logs = new LogWatcher(worker);
     let republished = (_snapshot: JobSnapshot): void => undefined;
     const published = new Promise<JobSnapshot>((resolve) => (republished = resolve));
@@ -31,7 +32,7 @@ describe('a worker killed between the terminal commit and its publish', () => {
       const job = await submitJob(h, token);
       const streams = [0, 1, 2].map(() => new SseClient(`${base}${JOBS}/${job.id}/events`, token));
       for (const stream of streams) await stream.event(0);
-      await logs.waitFor((l) => String(l['msg']).startsWith('TEST_HOLD_PHASE: holding between the terminal commit'));
+      await logs.waitFor((l) => l['msg'] === HOLDING_TERMINAL);
       const committed = performance.now();
       await stopChild(worker, 'SIGKILL');
       // Nothing will ever publish the terminal snapshot of that worker: the streams must find it.
@@ -59,5 +60,5 @@ describe('a worker killed between the terminal commit and its publish', () => {
       stopListening();
       await stopChild(worker, 'SIGKILL');
     }
-  }, 60_000);
+  }, 180_000);
 });

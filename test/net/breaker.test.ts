@@ -5,8 +5,8 @@ import { Agent, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostBreakers } from '../../src/net/breaker.js';
 import { coalescedLookup } from '../../src/net/lookup.js';
-import { registryHttp } from '../../src/registry/http.js';
-import { RegistryUnreachableError } from '../../src/sbom/registry-unreachable.js';
+import { registryHttp } from '../../src/ecosystems/shared/http.js';
+import { RegistryUnreachableError } from '../../src/model/registry-unreachable.js';
 import { freePort } from '../helpers/cli.js';
 
 /**

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LogWatcher, stopChild } from '../helpers/cli.js';
+import { LogWatcher, spawnTs, stopChild } from '../helpers/cli.js';
 import { npmPackages, startEveryRegistry, type EveryRegistry } from '../helpers/every-registry.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, workerCliEnv, type JobsHarness } from '../helpers/jobs.js';
@@ -13,7 +13,6 @@ import { startJobsHarness, workerCliEnv, type JobsHarness } from '../helpers/job
  */
 
 const SCRIPT = fileURLToPath(new URL('./fetch-first-worker.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 let registries: EveryRegistry;
 let h: JobsHarness;
@@ -28,16 +27,7 @@ beforeAll(async () => {
   registries = await startEveryRegistry();
   h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify(registries.registries) }, { packages: await npmPackages() });
   token = await h.token('fetch-first');
-  worker = spawn(process.execPath, ['--import', 'tsx', SCRIPT, 'worker'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'info',
-      ...workerCliEnv(h, { PACKAGE_REGISTRIES: JSON.stringify(registries.registries), FETCH_FIRST_URL: `${registries.url}/first` }),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  worker = spawnTs(SCRIPT, ['worker'], workerCliEnv(h, { PACKAGE_REGISTRIES: JSON.stringify(registries.registries), FETCH_FIRST_URL: `${registries.url}/first` }));
   const logs = new LogWatcher(worker);
   await logs.waitFor((l) => l['msg'] === 'global fetch done');
   await logs.waitFor((l) => l['msg'] === 'worker started');

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGroup } from '../../src/processes/child.js';
+import { runGroup } from '../../src/system/child.js';
 import { inventoryClient } from '../helpers/inventory-client.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 
@@ -47,13 +47,15 @@ describe('a git host that accepts and never answers', () => {
     await once(host.server, 'close');
   });
 
-  it('answers 504 TIMEOUT within the deadline plus a second, and leaves no git process holding a connection', async () => {
+  it('answers 504 TIMEOUT at the deadline, not when the silent host gives up, and leaves no git process holding a connection', async () => {
     const started = performance.now();
     const res = await list({ target: 'github:acme/silent' });
     const elapsed = performance.now() - started;
     expect(res.statusCode, res.body).toBe(504);
     expect(res.json()).toMatchObject({ code: 'TIMEOUT' });
-    expect(elapsed).toBeLessThan(DEADLINE_MS + 1_000);
+    // The host never answers: only the deadline ends the request (the bound leaves room for a loaded machine).
+    expect(elapsed).toBeGreaterThanOrEqual(DEADLINE_MS);
+    expect(elapsed).toBeLessThan(DEADLINE_MS + 10_000);
     // git really reached the host, and its HTTP helper was killed with it: the connection it
     // held is closed (an orphaned git-remote-http would keep it open).
     expect(host.accepted()).toBeGreaterThan(0);
@@ -69,7 +71,8 @@ describe('child process groups', () => {
     const result = await runGroup('sh', ['-c', 'sleep 30 & echo started; wait'], { timeoutMs: 500 });
     expect(result).toMatchObject({ code: null, timedOut: true });
     expect(result.stdout.toString()).toBe('started\n');
-    expect(performance.now() - started).toBeLessThan(1_500);
+    // Not the 30 s its descendant holds the pipe for (a generous bound: this machine may be loaded).
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it('settle when the command exits even if a descendant keeps its stdout open', async () => {

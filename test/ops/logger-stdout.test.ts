@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
+import { execFileTracked as run } from '../helpers/processes.js';
 
 describe('the service logger on stdout', () => {
   it('writes every line, in order, though it writes asynchronously: what is left is flushed when the process exits', async () => {

@@ -8,6 +8,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessions } from '../../src/db/schema/index.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
+import { spawnTracked } from '../helpers/processes.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 
 /**
@@ -116,12 +117,11 @@ describe('the OpenAPI document', () => {
 });
 
 async function runScript(path: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--import', 'tsx', path], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnTracked(process.execPath, ['--import', 'tsx', path], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }, path);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   return { code, stdout, stderr };
 }

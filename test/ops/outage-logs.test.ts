@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiServices } from '../../src/processes/routes.js';
 import { OutageLog } from '../../src/outage-log.js';
-import { startWorkers } from '../../workers/index.js';
+import { startWorkers } from '../../src/processes/workers.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { captureLogs } from '../helpers/logs.js';

@@ -3,6 +3,7 @@ import { JOBS_PATH, type JobSnapshot } from '../../src/jobs/snapshot.js';
 import { onShutdownSignals } from '../../src/processes/signals.js';
 import { freePort, LogWatcher, spawnCli, stopChild } from '../helpers/cli.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
+import { spawnHeldWorker } from '../helpers/hold.js';
 import { startJobsHarness, type JobsHarness } from '../helpers/jobs.js';
 import { SseClient } from '../helpers/sse.js';
 import { packageTarball } from '../helpers/tarball.js';
@@ -49,7 +50,7 @@ describe('graceful shutdown', () => {
     try {
       const api = await startApi();
       children.push(api.child);
-      const heldWorker = spawnCli(['worker'], env({ TEST_HOLD_PHASE: 'enriching' }));
+      const heldWorker = spawnHeldWorker('enriching', env({}));
       children.push(heldWorker);
       const workerLogs = new LogWatcher(heldWorker);
       await workerLogs.waitFor((l) => l['msg'] === 'worker started');
@@ -102,7 +103,7 @@ describe('graceful shutdown', () => {
     } finally {
       for (const child of children) await stopChild(child, 'SIGKILL');
     }
-  }, 60_000);
+  }, 180_000);
 
   it('exits at once on a second signal while draining', async () => {
     const exits: number[] = [];

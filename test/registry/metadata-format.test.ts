@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageMetadata } from '../../src/db/schema/index.js';
-import { DiskMetadataCache } from '../../src/registry/disk-cache.js';
-import { PgMetadataCache, storedCoordinate } from '../../src/registry/pg-cache.js';
-import { EMPTY_METADATA, METADATA_FORMAT, type PackageMetadata } from '../../src/sbom/metadata.js';
+import { DiskMetadataCache } from '../../src/ecosystems/shared/disk-cache.js';
+import { PgMetadataCache, storedCoordinate } from '../../src/db/metadata-cache.js';
+import { EMPTY_METADATA, METADATA_FORMAT, type PackageMetadata } from '../../src/model/metadata.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 const OLD_SHAPE = { license: 'MIT', description: null, homepage: null, repository: null, author: 'Ada', deprecated: null };

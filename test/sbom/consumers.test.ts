@@ -4,19 +4,18 @@
  * (every dependency entry states its `dependsOn`, the subject links every other root, no ref that
  * reads as a twice-encoded purl) and carries a timestamp in whole seconds (cdx-convert's SPDX 3).
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/sbom/analyze.js';
 import { RegistryEnricher } from '../../src/sbom/enrich.js';
-import { EMPTY_METADATA } from '../../src/sbom/metadata.js';
+import { EMPTY_METADATA } from '../../src/model/metadata.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
+import { execFileTracked } from '../helpers/processes.js';
 import { LOCKFILE_SAMPLES, type LockfileSample } from '../e2e/lockfiles.js';
 
-const run = promisify(execFile);
+const run = execFileTracked;
 
 interface Relationship {
   spdxElementId: string;

@@ -9,7 +9,7 @@ import { analyze } from '../../src/sbom/analyze.js';
 import { integrityChecksums, normalizeLicense } from '../../src/sbom/describe.js';
 import { withLinearHashCheck } from '../../src/sbom/render/cyclonedx.js';
 import { spdxProblems, validateSpdx } from '../../src/sbom/validate/spdx.js';
-import type { InputFile, OutputFormat } from '../../src/sbom/types.js';
+import type { InputFile, OutputFormat } from '../../src/model/types.js';
 import { upload } from '../helpers/fixtures.js';
 import { officialSpdxSchema } from '../helpers/spdx-schema.js';
 
@@ -477,6 +477,14 @@ describe('CycloneDX validation', () => {
     const withDate = { ...value, metadata: { ...value.metadata, timestamp: new Date('2026-01-02T03:04:05Z') } };
     expect(() => validateCycloneDx(valid, withDate)).not.toThrow();
     for (const json of Object.values(broken)) expect(() => validateCycloneDx(json, JSON.parse(json))).toThrow(/CycloneDX validation failed/);
+    // The text given as a function: asked for only when the value fails, and then it decides.
+    let asked = 0;
+    const text = (json: string) => () => (asked++, json);
+    expect(() => validateCycloneDx(text(valid), value)).not.toThrow();
+    expect(asked).toBe(0);
+    expect(() => validateCycloneDx(text(valid), withDate)).not.toThrow();
+    expect(asked).toBe(1);
+    for (const json of Object.values(broken)) expect(() => validateCycloneDx(text(json), JSON.parse(json))).toThrow(/CycloneDX validation failed/);
   });
 
   it('gives the same verdicts from the standalone code the build writes as from the compiled schemas', async () => {

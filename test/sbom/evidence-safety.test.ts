@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registryAnalysis } from '../../src/registry/analysis.js';
+import { registryAnalysis } from '../../src/sbom/registry-analysis.js';
 import { analyze } from '../../src/sbom/analyze.js';
 import { startFixtureRegistry, type FixtureRegistry } from '../helpers/registry.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/sbom/analyze.js';
-import { AnalysisError, OUTPUT_FORMATS } from '../../src/sbom/types.js';
+import { AnalysisError, OUTPUT_FORMATS } from '../../src/model/types.js';
 import { FORMATS, mutatedUpload } from '../fuzz/mutations.js';
 
 /**

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/sbom/analyze.js';
-import { AnalysisError } from '../../src/sbom/types.js';
+import { AnalysisError } from '../../src/model/types.js';
 import { validateCycloneDx } from '../../src/sbom/validate/cyclonedx.js';
 import { DOCUMENT_PATH, INVALID_DOCUMENT, invalidDocumentLog } from '../../src/sbom/validate/defects.js';
 import { validateSpdx } from '../../src/sbom/validate/spdx.js';

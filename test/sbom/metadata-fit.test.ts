@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registryAnalysis } from '../../src/registry/analysis.js';
+import { registryAnalysis } from '../../src/sbom/registry-analysis.js';
 import { analyze } from '../../src/sbom/analyze.js';
-import { metadataFromManifest } from '../../src/sbom/metadata.js';
+import { metadataFromManifest } from '../../src/model/metadata.js';
 import { fitHomepage, fitPerson, fitRepository, fitVersion, multiLine, oneLine } from '../../src/sbom/render/fit.js';
 import { isEmail, isIriReference, isSpdxDownloadLocation, isSpdxUrl } from '../../src/sbom/render/formats.js';
 import { cycloneDxProblems } from '../../src/sbom/validate/cyclonedx.js';
 import { spdxProblems } from '../../src/sbom/validate/spdx.js';
-import type { OutputFormat } from '../../src/sbom/types.js';
+import type { OutputFormat } from '../../src/model/types.js';
 import { startFixtureRegistry, type FixtureRegistry } from '../helpers/registry.js';
 
 type Json = Record<string, unknown>;

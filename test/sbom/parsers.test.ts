@@ -3,11 +3,11 @@ import { join, relative } from 'node:path';
 import { parseSyml } from '@yarnpkg/parsers';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { detect } from '../../src/sbom/ecosystems/npm/detect.js';
-import { buildInventory } from '../../src/sbom/ecosystems/npm/build.js';
-import type { Inventory, Occurrence } from '../../src/sbom/model.js';
-import type { InputFile } from '../../src/sbom/types.js';
-import { parseBunJson } from '../../src/sbom/ecosystems/npm/parse-bun-lock.js';
+import { detect } from '../../src/ecosystems/npm/detect.js';
+import { buildInventory } from '../../src/ecosystems/npm/build.js';
+import type { Inventory, Occurrence } from '../../src/model/model.js';
+import type { InputFile } from '../../src/model/types.js';
+import { parseBunJson } from '../../src/ecosystems/npm/parse-bun-lock.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 
 const LOCKFILES = join(FIXTURES, 'lockfiles');

@@ -5,7 +5,7 @@ import { PackageURL } from 'packageurl-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/commands/sbom-inputs.js';
 import type { JobSnapshot } from '../../src/jobs/snapshot.js';
-import type { OutputFormat } from '../../src/sbom/types.js';
+import type { OutputFormat } from '../../src/model/types.js';
 import { cycloneDxProblems } from '../../src/sbom/validate/cyclonedx.js';
 import { spdxProblems } from '../../src/sbom/validate/spdx.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registryHttp } from '../../src/registry/http.js';
-import { npmMetadataClient } from '../../src/registry/metadata-client.js';
+import { registryHttp } from '../../src/ecosystems/shared/http.js';
+import { npmMetadataClient } from '../../src/ecosystems/npm/registry.js';
 
 // A registry behind a certificate of a private authority, as a company mirror often is: npm's
 // `ca` setting names that authority, and both fetch paths must trust it (and only with it).

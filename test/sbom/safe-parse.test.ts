@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { INPUT_LIMITS, parseJson, parseJsonc, parseToml, parseXml, parseYaml, parseYamlDocuments, StructureBounds } from '../../src/sbom/safe-parse.js';
-import { AnalysisError, LimitExceededError } from '../../src/sbom/types.js';
+import { INPUT_LIMITS, parseJson, parseJsonc, parseToml, parseXml, parseYaml, parseYamlDocuments, StructureBounds } from '../../src/model/safe-parse.js';
+import { AnalysisError, LimitExceededError } from '../../src/model/types.js';
 
 function failure(parse: () => unknown): AnalysisError {
   try {

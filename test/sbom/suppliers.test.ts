@@ -5,19 +5,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/sbom/analyze.js';
-import { crateMetadata } from '../../src/sbom/ecosystems/cargo/registry.js';
-import { podspecMetadata } from '../../src/sbom/ecosystems/cocoapods/registry.js';
-import { composerMetadata } from '../../src/sbom/ecosystems/composer/registry.js';
-import { rubygemsMetadata } from '../../src/sbom/ecosystems/gem/registry.js';
-import { goModuleMetadata, moduleOwner } from '../../src/sbom/ecosystems/golang/registry.js';
-import { hexMetadata } from '../../src/sbom/ecosystems/hex/registry.js';
-import { parsePom } from '../../src/sbom/ecosystems/maven/parse-pom.js';
-import { pomMetadata } from '../../src/sbom/ecosystems/maven/registry.js';
-import { nugetMetadata } from '../../src/sbom/ecosystems/nuget/registry.js';
-import { pubMetadata } from '../../src/sbom/ecosystems/pub/registry.js';
-import { pypiMetadata } from '../../src/sbom/ecosystems/pypi/registry.js';
+import { crateMetadata } from '../../src/ecosystems/cargo/registry.js';
+import { podspecMetadata } from '../../src/ecosystems/cocoapods/registry.js';
+import { composerMetadata } from '../../src/ecosystems/composer/registry.js';
+import { rubygemsMetadata } from '../../src/ecosystems/gem/registry.js';
+import { goModuleMetadata, moduleOwner } from '../../src/ecosystems/golang/registry.js';
+import { hexMetadata } from '../../src/ecosystems/hex/registry.js';
+import { parsePom } from '../../src/ecosystems/maven/parse-pom.js';
+import { pomMetadata } from '../../src/ecosystems/maven/registry.js';
+import { nugetMetadata } from '../../src/ecosystems/nuget/registry.js';
+import { pubMetadata } from '../../src/ecosystems/pub/registry.js';
+import { pypiMetadata } from '../../src/ecosystems/pypi/registry.js';
 import { RegistryEnricher } from '../../src/sbom/enrich.js';
-import { EMPTY_METADATA, metadataFromManifest, type PackageMetadata } from '../../src/sbom/metadata.js';
+import { EMPTY_METADATA, metadataFromManifest, type PackageMetadata } from '../../src/model/metadata.js';
 import { SMALL_NPM } from '../helpers/fixtures.js';
 
 const person = (party: string) => ({ kind: 'person', party });

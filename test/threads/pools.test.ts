@@ -1,8 +1,8 @@
 import { BroadcastChannel } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Coordinate } from '../../src/sbom/enrich-types.js';
-import { EMPTY_METADATA, coordinateKey } from '../../src/sbom/metadata.js';
-import { LimitExceededError, TransientAnalysisError, type AnalysisPhase } from '../../src/sbom/types.js';
+import type { Coordinate } from '../../src/model/enrich-types.js';
+import { EMPTY_METADATA, coordinateKey } from '../../src/model/metadata.js';
+import { LimitExceededError, TransientAnalysisError, type AnalysisPhase } from '../../src/model/types.js';
 import { createAnalysisPool, type AnalysisPool } from '../../src/threads/analysis-pool.js';
 import { BudgetPool } from '../../src/threads/budget-pool.js';
 import { createPagePool, PageTooHeavy } from '../../src/threads/page-pool.js';
@@ -104,12 +104,15 @@ describe('the analysis pool', () => {
   });
 
   it('stops the budget clock while the main thread answers a call, and runs it again after', async () => {
-    // A 400 ms budget; the registry takes 500 ms to answer: only the thread's own work counts,
-    // so the run succeeds, and a second run on the same thread does too.
-    const pool = analysisPool({ budgetMs: 400 });
+    // A 2 s budget; the registry takes 3 s to answer: only the thread's own work counts, so the
+    // run succeeds, and a second run on the same thread does too. A first run without the slow
+    // registry loads the thread's modules, so that their loading on a busy machine is not what
+    // the budget measures.
+    const pool = analysisPool({ budgetMs: 2_000 });
+    expect((await pool.analyze(SMALL_NPM(), 'text', {})).byteSize).toBeGreaterThan(0);
     const slowRegistry = {
       enrich: async (coordinates: readonly Coordinate[]) => {
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
         return { metadata: new Map(coordinates.map((c) => [coordinateKey(c.ecosystem, c.name, c.version), EMPTY_METADATA])), failed: [] };
       },
     };
@@ -158,11 +161,14 @@ describe('a budget pool', () => {
 
 describe('the page pool', () => {
   it('skips a page whose conversion outlasts its budget, then converts the next one', async () => {
-    const pool = createPagePool({ threads: 1, budgetMs: 150, maxHeapMb: 256 });
+    // A budget a small page meets even on a loaded machine, where the fresh thread that replaces
+    // the stopped one may get a tenth of a core (150 ms was missed by the small page at load 20).
+    const pool = createPagePool({ threads: 1, budgetMs: 1_000, maxHeapMb: 256 });
     open.push(pool);
     const url = new URL('http://docs.example/guide');
-    // Deep nesting with text at every level: far more conversion work than 150 ms allow.
-    const heavy = Buffer.from(`<html><body>${'<div><em>a</em> b '.repeat(30_000)}${'</div>'.repeat(30_000)}</body></html>`);
+    // Deep nesting with text at every level: conversion work grows faster than the nesting (30,000
+    // levels cost 0.9 s of CPU, 100,000 cost 28 s), so 60,000 is several times the budget anywhere.
+    const heavy = Buffer.from(`<html><body>${'<div><em>a</em> b '.repeat(60_000)}${'</div>'.repeat(60_000)}</body></html>`);
     await expect(pool.parse(heavy, 'text/html', url)).rejects.toBeInstanceOf(PageTooHeavy);
     const page = await pool.parse(Buffer.from('<html><head><title>Guide</title></head><body><h1>Hello</h1><a href="/next">n</a></body></html>'), 'text/html', url);
     expect(page).toMatchObject({ title: 'Guide', markdown: '# Hello\n\n[n](/next)\n' });

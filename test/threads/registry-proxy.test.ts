@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { registryHttp } from '../../src/registry/http.js';
+import { registryHttp } from '../../src/ecosystems/shared/http.js';
 import { createAnalysisPool } from '../../src/threads/analysis-pool.js';
 import { GREPPER_CRATES } from '../sbom/ecosystems/cargo/crates.js';
 import { cargoUpload, cratesFixtures } from '../sbom/ecosystems/cargo/helpers.js';

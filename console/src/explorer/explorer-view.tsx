@@ -5,7 +5,7 @@ import { INTENTS, type Intent, type ListEntry, type ListRequest, type ListRespon
 import { formatBytes, plural } from '../ui/format.js';
 import { ProblemBox } from '../ui/problem-box.js';
 import { FileView, type FileRef } from './file-view.js';
-import { targetFromInput } from './target-input.js';
+import { isPackageTarget, targetFromInput } from './target-input.js';
 
 /** How long one list call may wait for preparation before the console asks again. */
 const PREPARE_WAIT_MS = 10_000;
@@ -54,7 +54,21 @@ function lastSegment(path: string): string {
 }
 
 /** Browse a package, repository or site: directories by their browse actions, files by their read actions. */
-export function ExplorerView({ api, open, onOpened }: { api: Api; open: FileRef | null; onOpened: () => void }): JSX.Element {
+export interface ExplorerViewProps {
+  readonly api: Api;
+  /** A file to open (from a search match); cleared with `onOpened`. */
+  readonly open: FileRef | null;
+  readonly onOpened: () => void;
+  /** A target to browse (from a package page or an inventory component); cleared with `onBrowsed`. */
+  readonly browse?: string | null;
+  readonly onBrowsed?: () => void;
+  /** Show a package target's package page. */
+  readonly onPackage?: (target: string) => void;
+  /** Whether the view is shown: its notices are cleared when it is left. */
+  readonly active?: boolean;
+}
+
+export function ExplorerView({ api, open, onOpened, browse: browseTarget = null, onBrowsed, onPackage, active = true }: ExplorerViewProps): JSX.Element {
   const [targetText, setTargetText] = useState('');
   const [levels, setLevels] = useState<readonly Level[]>([]);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
@@ -82,6 +96,19 @@ export function ExplorerView({ api, open, onOpened }: { api: Api; open: FileRef 
     setCursors([null]);
     onOpened();
   }, [open, onOpened]);
+
+  useEffect(() => {
+    if (browseTarget === null) return;
+    setFile(null);
+    setTargetText(browseTarget);
+    setLevels([{ label: browseTarget, target: browseTarget, paths: null }]);
+    setCursors([null]);
+    onBrowsed?.();
+  }, [browseTarget, onBrowsed]);
+
+  useEffect(() => {
+    if (!active) setProblem(null);
+  }, [active]);
 
   useEffect(() => {
     request.current?.abort();
@@ -199,6 +226,13 @@ export function ExplorerView({ api, open, onOpened }: { api: Api; open: FileRef 
           </ol>
         </nav>
       ) : null}
+      {onPackage !== undefined && level !== null && isPackageTarget(levels[0]?.target ?? '') ? (
+        <p>
+          <button type="button" class="link" data-testid="explorer-package-page" onClick={() => onPackage(page?.canonical_target ?? levels[0]?.target ?? '')}>
+            Package page of {page?.canonical_target ?? levels[0]?.target}
+          </button>
+        </p>
+      ) : null}
       {waiting !== null ? (
         <p role="status" data-testid="preparing" data-state={waiting.code_index_state ?? waiting.crawl_status ?? 'pending'}>
           Preparing <code>{waiting.canonical_target ?? waiting.requested_target}</code> ({waiting.code_index_state ?? waiting.crawl_status ?? 'pending'})
@@ -215,7 +249,7 @@ export function ExplorerView({ api, open, onOpened }: { api: Api; open: FileRef 
             {page.inventory_state === 'empty' ? ' · no pages stored yet' : ''}
           </p>
           <div class="table-wrap">
-            <table class="entries" data-testid="entries">
+            <table class="entries stack" data-testid="entries">
               <caption class="visually-hidden">Entries of {level?.label ?? ''}</caption>
               <thead>
                 <tr>
@@ -229,15 +263,15 @@ export function ExplorerView({ api, open, onOpened }: { api: Api; open: FileRef 
               <tbody>
                 {page.entries.map((e) => (
                   <tr key={`${e.kind}:${e.path}`} data-kind={e.kind} data-path={e.path}>
-                    <td>
+                    <td data-label="Name">
                       <button type="button" class="link entry" onClick={() => enter(e)} disabled={e.read === null && e.browse === null} aria-label={`${e.kind === 'directory' ? 'Open folder' : 'Read'} ${e.path}`}>
-                        <span aria-hidden="true" class="kind">{e.kind === 'directory' ? '▸' : e.kind === 'page' ? '¶' : '·'}</span> {e.title ?? e.path}
+                        <span aria-hidden="true" class="kind">{e.kind === 'directory' ? '▸' : e.kind === 'page' ? '¶' : '·'}</span><span class="name">{e.title ?? e.path}</span>
                       </button>
                     </td>
-                    <td>{e.language ?? ''}</td>
-                    <td>{e.intent ?? ''}</td>
-                    <td class="num">{e.kind === 'directory' ? '' : formatBytes(e.byte_size)}</td>
-                    <td class="num">{e.line_count?.toLocaleString('en') ?? ''}</td>
+                    <td data-label="Language">{e.language ?? ''}</td>
+                    <td data-label="Intent">{e.intent ?? ''}</td>
+                    <td data-label="Size" class="num">{e.kind === 'directory' ? '' : formatBytes(e.byte_size)}</td>
+                    <td data-label="Lines" class="num">{e.line_count?.toLocaleString('en') ?? ''}</td>
                   </tr>
                 ))}
               </tbody>

@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { asProblem, readUrl, type Api, type Problem } from '../api/client.js';
 import type { ReadResponse } from '../api/types.js';
 import { formatBytes } from '../ui/format.js';
@@ -45,6 +45,8 @@ export function FileView({ api, file, onClose }: { api: Api; file: FileRef; onCl
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
   const [rendered, setRendered] = useState(true);
+  const section = useRef<HTMLElement>(null);
+
 
   useEffect(() => {
     const controller = new AbortController();
@@ -61,10 +63,17 @@ export function FileView({ api, file, onClose }: { api: Api; file: FileRef; onCl
     return () => controller.abort();
   }, [api, file.target, file.path]);
 
+  // An opened file is brought into view (the listing above it may be long): its heading once it is
+  // read (the page is then tall enough to scroll it to the top), or the line to show.
   useEffect(() => {
-    if (loaded === null || file.line === undefined) return;
-    document.getElementById(`L${file.line}`)?.scrollIntoView({ block: 'center' });
+    if (loaded === null) return;
+    if (file.line === undefined) section.current?.scrollIntoView({ block: 'start' });
+    else document.getElementById(`L${file.line}`)?.scrollIntoView({ block: 'center' });
   }, [loaded, file.line]);
+
+  useEffect(() => {
+    if (problem !== null) section.current?.scrollIntoView({ block: 'nearest' });
+  }, [problem]);
 
   const more = async (): Promise<void> => {
     if (loaded === null || loaded.nextOffset === null) return;
@@ -87,7 +96,7 @@ export function FileView({ api, file, onClose }: { api: Api; file: FileRef; onCl
   const lines = text === null ? 0 : lineCount(text);
 
   return (
-    <section class="file" aria-labelledby="file-heading" data-testid="file-view">
+    <section ref={section} class="file" aria-labelledby="file-heading" data-testid="file-view">
       <div class="file-head">
         <h3 id="file-heading" tabIndex={-1}>
           <code>{file.path}</code>

@@ -35,3 +35,79 @@ export function targetFromInput(input: string): string {
   const path = url.pathname.replace(/\/+$/, '');
   return `site:${url.host}${path}`;
 }
+
+/** The registry prefixes of package targets, as the service's target grammar names them. */
+const PACKAGE_PREFIXES = ['npm', 'crates', 'cargo', 'pypi', 'go', 'golang', 'maven', 'rubygems', 'gem', 'nuget', 'packagist', 'composer', 'pub', 'hex'] as const;
+
+/** Whether the text (as `targetFromInput` answers it) is a package target: `<registry>:<name>[@<version>]`. */
+export function isPackageTarget(target: string): boolean {
+  const colon = target.indexOf(':');
+  if (colon <= 0 || colon === target.length - 1) return false;
+  const prefix = target.slice(0, colon).toLowerCase();
+  return (PACKAGE_PREFIXES as readonly string[]).includes(prefix);
+}
+
+/** Package URL types the service has package targets for, and the target prefix of each. */
+const PURL_TYPES: Readonly<Record<string, string>> = {
+  npm: 'npm',
+  pypi: 'pypi',
+  cargo: 'crates',
+  golang: 'go',
+  maven: 'maven',
+  gem: 'rubygems',
+  nuget: 'nuget',
+  composer: 'packagist',
+  pub: 'pub',
+  hex: 'hex',
+};
+
+function decoded(part: string): string | null {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The package target a package URL names (`pkg:npm/%40scope/name@1.0.0` → `npm:@scope/name@1.0.0`,
+ * `pkg:maven/org.group/artifact@2` → `maven:org.group:artifact@2`), or null when its type has no
+ * package target or the URL is malformed. Qualifiers and subpath are dropped.
+ */
+export function targetOfPurl(purl: string): string | null {
+  const match = /^pkg:([A-Za-z][A-Za-z0-9.+-]*)\/([^?#]+)/.exec(purl.trim());
+  if (match === null) return null;
+  const type = (match[1] ?? '').toLowerCase();
+  const prefix = PURL_TYPES[type];
+  if (prefix === undefined) return null;
+  let rest = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  let version: string | null = null;
+  const at = rest.lastIndexOf('@');
+  if (at > 0) {
+    version = decoded(rest.slice(at + 1));
+    rest = rest.slice(0, at);
+  }
+  const parts = rest.split('/').map(decoded);
+  if (parts.some((p) => p === null || p === '')) return null;
+  const segments = parts as string[];
+  const name = segments.at(-1) ?? '';
+  const namespace = segments.slice(0, -1);
+  let target: string;
+  if (prefix === 'maven') {
+    if (namespace.length !== 1) return null;
+    target = `${namespace[0] ?? ''}:${name}`;
+  } else if (prefix === 'packagist') {
+    if (namespace.length !== 1) return null;
+    target = `${namespace[0] ?? ''}/${name}`;
+  } else if (prefix === 'npm') {
+    if (namespace.length > 1) return null;
+    target = namespace.length === 1 ? `${namespace[0] ?? ''}/${name}` : name;
+    if (namespace.length === 1 && !target.startsWith('@')) target = `@${target}`;
+  } else if (prefix === 'go') {
+    target = [...namespace, name].join('/');
+  } else {
+    if (namespace.length > 0) return null;
+    target = name;
+  }
+  return `${prefix}:${target}${version === null || version === '' ? '' : `@${version}`}`;
+}

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { JOBS_PATH, type JobPhase, type JobSnapshot } from '../../../src/jobs/snapshot.js';
-import { COUNT_NAMES, OUTPUT_FORMATS, type OutputFormat } from '../../../src/sbom/types.js';
+import { COUNT_NAMES, OUTPUT_FORMATS, type OutputFormat } from '../../../src/model/types.js';
 import { asProblem, checkToken, Problem, problemFrom } from '../api/client.js';
 import { ProblemBox } from '../ui/problem-box.js';
 import { type ConnectionState, JobFollower, jobUrl } from './follower.js';

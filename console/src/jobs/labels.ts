@@ -1,5 +1,5 @@
 import type { JobPhase } from '../../../src/jobs/snapshot.js';
-import type { CountName, FailureCode, OutputFormat } from '../../../src/sbom/types.js';
+import type { CountName, FailureCode, OutputFormat } from '../../../src/model/types.js';
 
 /**
  * What the console calls the job's phases, counts, failures and formats. Keyed by the domain's

@@ -1,7 +1,9 @@
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import { dependentsOf, pathsTo } from './analysis.js';
+import { targetOfPurl } from '../explorer/target-input.js';
 import type { Component, Sbom } from './document.js';
+import { fixFor, type Vulnerability } from './vulnerabilities.js';
 
 const LICENSE_KIND_WORDS = {
   expression: 'SPDX license expression',
@@ -10,7 +12,7 @@ const LICENSE_KIND_WORDS = {
   unknown: 'no license declared: unknown, not absent',
 } as const;
 
-function safeHref(url: string): string | null {
+export function safeHref(url: string): string | null {
   try {
     const parsed = new URL(url);
     return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : null;
@@ -25,16 +27,59 @@ function label(sbom: Sbom, ref: string): string {
 }
 
 /** One component: why it is there (paths from the roots), and what the document says of it. */
-export function ComponentDetail({ sbom, component, onSelect }: { sbom: Sbom; component: Component; onSelect: (ref: string) => void }): JSX.Element {
+export interface ComponentDetailProps {
+  readonly sbom: Sbom;
+  readonly component: Component;
+  readonly onSelect: (ref: string) => void;
+  readonly vulnerabilities?: readonly Vulnerability[];
+  /** Show the package page of the component's package target. */
+  readonly onPackage?: ((target: string) => void) | undefined;
+  /** Browse the files of the component's package target. */
+  readonly onFiles?: ((target: string) => void) | undefined;
+}
+
+export function ComponentDetail({ sbom, component, onSelect, vulnerabilities = [], onPackage, onFiles }: ComponentDetailProps): JSX.Element {
   const paths = useMemo(() => pathsTo(sbom, component.ref), [sbom, component]);
   const dependents = useMemo(() => dependentsOf(sbom, component.ref), [sbom, component]);
   const dependencies = sbom.dependsOn.get(component.ref) ?? [];
+  // A purl the service has package targets for links to the package page and the files.
+  const target = component.purl === null ? null : targetOfPurl(component.purl);
   return (
     <section class="detail" aria-labelledby="component-heading" data-testid="component-detail" data-ref={component.ref}>
       <h3 id="component-heading" tabIndex={-1}>
-        {component.name} <span class="version">{component.version}</span>
+        <span class="name">{component.name}</span> <span class="version">{component.version}</span>
       </h3>
       {component.description ? <p>{component.description}</p> : null}
+      {target !== null && (onPackage !== undefined || onFiles !== undefined) ? (
+        <p class="actions" data-testid="component-links" data-target={target}>
+          {onPackage !== undefined ? (
+            <button type="button" class="link" onClick={() => onPackage(target)} aria-label={`Package page of ${target}`}>
+              Package page
+            </button>
+          ) : null}
+          {onFiles !== undefined ? (
+            <button type="button" class="link" onClick={() => onFiles(target)} aria-label={`Browse the files of ${target}`}>
+              Files
+            </button>
+          ) : null}
+        </p>
+      ) : null}
+      {vulnerabilities.length > 0 ? (
+        <>
+          <h4>Vulnerabilities ({vulnerabilities.length})</h4>
+          <ul data-testid="component-vulnerabilities">
+            {vulnerabilities.map((v) => {
+              const href = v.url === null ? null : safeHref(v.url);
+              return (
+                <li key={v.id} data-id={v.id}>
+                  <span class={`sev sev-${v.severity}`}>{v.severity}</span> {href === null ? <strong>{v.id}</strong> : <a href={href} rel="noreferrer noopener" target="_blank">{v.id}</a>}
+                  {v.summary ? `: ${v.summary}` : ''} <span data-testid="component-fix">({fixFor(v, component.name, component.version) ?? 'no fixed version is published'})</span>
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      ) : null}
       <h4>Why it is here</h4>
       {paths.length === 0 ? (
         <p class="hint">No dependency path from a project root reaches it (the document records no edge to it).</p>

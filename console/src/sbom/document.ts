@@ -4,6 +4,8 @@
  * unfamiliar data is ignored.
  */
 
+import { readSnapshots, readVulnerabilities, type AdvisorySnapshot, type Vulnerability } from './vulnerabilities.js';
+
 export type LicenseKind = 'expression' | 'spdx-id' | 'named' | 'unknown';
 
 export interface LicenseInfo {
@@ -59,6 +61,8 @@ export interface Evidence {
   readonly lockfiles: readonly LockfileRecord[];
   /** The compositions aggregate: whether every component's dependency edges are known. */
   readonly aggregate: string | null;
+  /** The advisory snapshot the vulnerabilities were matched against (`service:advisories`). */
+  readonly advisories: readonly AdvisorySnapshot[];
 }
 
 export interface Sbom {
@@ -72,6 +76,8 @@ export interface Sbom {
   readonly byRef: ReadonlyMap<string, Component>;
   readonly dependsOn: ReadonlyMap<string, readonly string[]>;
   readonly evidence: Evidence;
+  /** Its `vulnerabilities`, worst first; null when the document has none (not asked for). */
+  readonly vulnerabilities: readonly Vulnerability[] | null;
 }
 
 export class DocumentError extends Error {
@@ -198,6 +204,7 @@ function evidenceOf(doc: Json): Evidence {
       return { path, kind: str(l['kind']) ?? '', version: str(l['version']), entries: typeof l['entries'] === 'number' ? l['entries'] : null };
     }),
     aggregate,
+    advisories: readSnapshots(props.get('service:advisories')),
   };
 }
 
@@ -226,6 +233,7 @@ export function readCycloneDx(value: unknown): Sbom {
     byRef,
     dependsOn,
     evidence: evidenceOf(value),
+    vulnerabilities: readVulnerabilities(value),
   };
 }
 

@@ -6,6 +6,8 @@ import { ComponentDetail } from './component-detail.js';
 import { ComponentTable } from './component-table.js';
 import type { Sbom } from './document.js';
 import { EvidenceView } from './evidence-view.js';
+import { byComponent } from './vulnerabilities.js';
+import { VulnerabilitiesView } from './vulnerabilities-view.js';
 
 export interface LoadedSbom {
   readonly sbom: Sbom;
@@ -17,21 +19,31 @@ export interface SbomViewProps {
   readonly loaded: LoadedSbom | null;
   /** Reads a file the user picked or dropped. */
   readonly onFile: (file: File) => void;
+  /** Show a component's package page, by its package target. */
+  readonly onPackage?: (target: string) => void;
+  /** Browse a component's files, by its package target. */
+  readonly onFiles?: (target: string) => void;
 }
 
 /** The inventory of one CycloneDX document: evidence, breakdowns, components and why each is there. */
-export function SbomView({ loaded, onFile }: SbomViewProps): JSX.Element {
+export function SbomView({ loaded, onFile, onPackage, onFiles }: SbomViewProps): JSX.Element {
   const [filter, setFilter] = useState('');
   const [sort, setSort] = useState<SortKey>('name');
   const [descending, setDescending] = useState(false);
   const [selected, setSelected] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
+  const summary = useRef<HTMLDivElement>(null);
   const sbom = loaded?.sbom ?? null;
 
   useEffect(() => {
     setSelected(null);
     setFilter('');
+  }, [sbom]);
+
+  // An opened inventory is brought into view (the picker above it may have been scrolled past).
+  useEffect(() => {
+    if (sbom !== null) requestAnimationFrame(() => summary.current?.scrollIntoView({ block: 'start' }));
   }, [sbom]);
 
   const rows = useMemo(() => (sbom === null ? [] : filterAndSort(sbom.components, filter, sort, descending)), [sbom, filter, sort, descending]);
@@ -46,6 +58,7 @@ export function SbomView({ loaded, onFile }: SbomViewProps): JSX.Element {
     };
   }, [sbom]);
   const component = selected === null ? null : (sbom?.byRef.get(selected) ?? null);
+  const vulnerable = useMemo(() => byComponent(sbom?.vulnerabilities ?? []), [sbom]);
 
   const onDrop = (event: DragEvent): void => {
     event.preventDefault();
@@ -77,7 +90,7 @@ export function SbomView({ loaded, onFile }: SbomViewProps): JSX.Element {
       {sbom === null || charts === null || loaded === null ? (
         <p class="hint" data-testid="sbom-empty">No inventory open yet.</p>
       ) : (
-        <div data-testid="sbom">
+        <div data-testid="sbom" ref={summary}>
           <p data-testid="sbom-summary">
             <strong>{sbom.subject ? `${sbom.subject.name}${sbom.subject.version ? ` ${sbom.subject.version}` : ''}` : 'Unnamed project'}</strong>: {sbom.components.length.toLocaleString('en')} components, CycloneDX {sbom.specVersion}
             {sbom.timestamp ? `, made ${new Date(sbom.timestamp).toLocaleString()}` : ''} (from {loaded.source}).
@@ -98,6 +111,7 @@ export function SbomView({ loaded, onFile }: SbomViewProps): JSX.Element {
             <BarChart id="ecosystem-chart" title="Ecosystems" slices={charts.ecosystems} total={sbom.components.length} />
             <BarChart id="scope-chart" title="Scopes" slices={charts.scopes} total={sbom.components.length} />
           </div>
+          {sbom.vulnerabilities !== null ? <VulnerabilitiesView sbom={sbom} vulnerabilities={sbom.vulnerabilities} onSelect={setSelected} /> : null}
           <h3>Components</h3>
           <div class="toolbar">
             <label for="component-filter">Filter components</label>
@@ -121,7 +135,7 @@ export function SbomView({ loaded, onFile }: SbomViewProps): JSX.Element {
               selected={selected}
               onSelect={setSelected}
             />
-            {component !== null ? <ComponentDetail sbom={sbom} component={component} onSelect={setSelected} /> : <p class="hint detail">Select a component to see why it is here.</p>}
+            {component !== null ? <ComponentDetail sbom={sbom} component={component} onSelect={setSelected} vulnerabilities={vulnerable.get(component.ref) ?? []} onPackage={onPackage} onFiles={onFiles} /> : <p class="hint detail">Select a component to see why it is here.</p>}
           </div>
         </div>
       )}

@@ -1,10 +1,11 @@
 import type { JSX } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api/client.js';
 import type { CompareChange, CompareRequest, CompareResponse, DiffResponse } from '../api/types.js';
 import { ProblemBox } from '../ui/problem-box.js';
 import { targetFromInput } from '../explorer/target-input.js';
 import { usePagedQuery, WAIT_MS } from './paged-query.js';
+import { StackTable } from '../ui/stack-table.js';
 
 function diffClass(line: string): string {
   if (line.startsWith('@@')) return 'diff-hunk';
@@ -30,11 +31,15 @@ function Diff({ diff }: { diff: DiffResponse }) {
 }
 
 /** `POST /v1/experimental/compare`: the paths that changed between two versions or refs, and their diffs. */
-export function CompareView({ api }: { api: Api }): JSX.Element {
+export function CompareView({ api, active = true }: { api: Api; active?: boolean }): JSX.Element {
   const [base, setBase] = useState('');
   const [head, setHead] = useState('');
   const [diff, setDiff] = useState<DiffResponse | null>(null);
-  const { result, problem, busy, start, more, guard } = usePagedQuery<CompareRequest, CompareResponse>(api, '/v1/experimental/compare');
+  const { result, problem, busy, start, more, guard, clearProblem } = usePagedQuery<CompareRequest, CompareResponse>(api, '/v1/experimental/compare');
+
+  useEffect(() => {
+    if (!active) clearProblem();
+  }, [active]);
 
   const showDiff = async (change: CompareChange): Promise<void> => {
     const which = change.diff;
@@ -75,34 +80,23 @@ export function CompareView({ api }: { api: Api }): JSX.Element {
           <p role="status">
             {last.base.canonical_target} → {last.head.canonical_target}: {last.summary.added} added, {last.summary.removed} removed, {last.summary.modified} modified, {last.summary.unchanged} unchanged.
           </p>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Path</th>
-                  <th scope="col">Change</th>
-                  <th scope="col">Diff</th>
-                </tr>
-              </thead>
-              <tbody>
-                {changes.map((c) => (
-                  <tr key={c.path} class={`change-${c.status}`}>
-                    <td>
-                      <code>{c.path}</code>
-                    </td>
-                    <td>{c.status}</td>
-                    <td>
-                      {c.diff !== null ? (
-                        <button type="button" class="link" onClick={() => void showDiff(c)} aria-label={`Show the diff of ${c.path}`}>
-                          Show
-                        </button>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <StackTable columns={['Path', 'Change', 'Diff']}>
+            {changes.map((c) => (
+              <tr key={c.path} class={`change-${c.status}`}>
+                <td data-label="Path">
+                  <code class="name">{c.path}</code>
+                </td>
+                <td data-label="Change">{c.status}</td>
+                <td data-label="Diff">
+                  {c.diff !== null ? (
+                    <button type="button" class="link" onClick={() => void showDiff(c)} aria-label={`Show the diff of ${c.path}`}>
+                      Show
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </StackTable>
           {last.has_more && last.next_cursor !== null ? (
             <p>
               <button type="button" class="secondary" disabled={busy} onClick={more}>

@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api/client.js';
 import type { GrepMatch, GrepRequest, GrepResponse } from '../api/types.js';
 import type { FileRef } from '../explorer/file-view.js';
@@ -21,14 +21,18 @@ function MatchLine({ match }: { match: GrepMatch }) {
 }
 
 /** `POST /v1/grep`: exact text or an RE2 expression across a package, repository or site. */
-export function GrepView({ api, onOpen }: { api: Api; onOpen: (file: FileRef) => void }): JSX.Element {
+export function GrepView({ api, onOpen, active = true }: { api: Api; onOpen: (file: FileRef) => void; active?: boolean }): JSX.Element {
   const [target, setTarget] = useState('');
   const [pattern, setPattern] = useState('');
   const [paths, setPaths] = useState('');
   const [regex, setRegex] = useState(false);
   const [caseSensitive, setCaseSensitive] = useState(true);
   const [context, setContext] = useState(0);
-  const { result, problem, busy, start, more } = usePagedQuery<GrepRequest, GrepResponse>(api, '/v1/grep');
+  const { result, problem, busy, start, more, clearProblem } = usePagedQuery<GrepRequest, GrepResponse>(api, '/v1/grep');
+
+  useEffect(() => {
+    if (!active) clearProblem();
+  }, [active]);
 
   const submit = (event: Event): void => {
     event.preventDefault();

@@ -24,6 +24,8 @@ export interface PagedQuery<Req extends PagedRequest, Res extends PagedResponse>
   readonly more: () => void;
   /** Runs another call of the view under the same busy flag and problem box. */
   readonly guard: (work: () => Promise<void>) => Promise<void>;
+  /** Forgets the problem shown (the view was left). */
+  readonly clearProblem: () => void;
 }
 
 /** The state of a cursor-paged POST operation (grep, compare): pages read, its problem, whether a call is out. */
@@ -62,5 +64,6 @@ export function usePagedQuery<Req extends PagedRequest, Res extends PagedRespons
       if (result !== null && cursor !== null) void read({ ...result.request, after: cursor }, result.pages);
     },
     guard,
+    clearProblem: () => setProblem(null),
   };
 }

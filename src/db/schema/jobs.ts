@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts.js';
 
-import type { AnalysisEnvironment } from '../../sbom/environment.js';
-import type { FileProblem, ProgressCounts } from '../../sbom/types.js';
+import type { AnalysisEnvironment } from '../../model/environment.js';
+import type { FileProblem, ProgressCounts } from '../../model/types.js';
 
 export interface StoredInputFile {
   readonly path: string;
@@ -61,6 +61,8 @@ export const lockfileJobInputs = pgTable('lockfile_job_inputs', {
   totalBytes: integer('total_bytes').notNull(),
   /** The request's target environment; null when it gave none (the documented defaults). */
   environment: jsonb('environment').$type<AnalysisEnvironment>(),
+  /** Whether the request asked for its components to be matched against advisories. */
+  vulnerabilities: boolean('vulnerabilities').notNull().default(false),
 });
 
 export const lockfileJobResults = pgTable('lockfile_job_results', {

@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
-import type { PackageMetadata } from '../../sbom/metadata.js';
+import type { PackageMetadata } from '../../model/metadata.js';
 
 /** Registry metadata per package version (`name@version`), shared by every analysis. */
 export const packageMetadata = pgTable(

@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
-import { killGroup, runGroup, type GroupOptions, type GroupResult } from '../../processes/child.js';
+import { killGroup } from '../../system/child.js';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { GitHostKind } from '../../config.js';
-import { remoteFailure } from './git-failure.js';
-import { LsRemoteParser, type RefResolution, type RemoteRefs } from './git-refs.js';
-import { packBytes, SharedLookups, stopPastBytes } from './git-bounds.js';
+import { git, GitError, runGit } from './git-command.js';
+import type { GitHostKind } from './git-hosts.js';
+import { RemoteLookups, type RefResolution, type RemoteRefs } from './git-refs.js';
+import { packBytes, stopPastBytes } from './git-bounds.js';
+
+export { git, GitError } from './git-command.js';
 
 /**
  * Git repositories as inventory sources, through the git CLI: `ls-remote` to resolve refs, a
@@ -25,38 +27,6 @@ export interface TreeEntry {
   readonly missing?: boolean;
   /** Raw path bytes (git paths need not be UTF-8). */
   readonly path: Buffer;
-}
-
-export class GitError extends Error {
-  constructor(
-    message: string,
-    readonly stderr: string,
-    readonly exitCode: number | null,
-  ) {
-    super(message);
-    this.name = 'GitError';
-  }
-}
-
-/**
- * Runs git without prompts or credential helpers; stdout as bytes. At the deadline git and its
- * helpers (`git-remote-http`, `index-pack`) are killed as one process group and the call rejects
- * at once. `http.lowSpeedTime` makes the HTTP helper give up on a silent host by itself too,
- * should this process die before its timer fires.
- */
-export async function git(args: readonly string[], options: Omit<GroupOptions, 'env'>): Promise<Buffer> {
-  const result = await runGit(args, options);
-  if (result.code === 0) return result.stdout;
-  throw new GitError(result.timedOut ? `git ${args[0] ?? ''} timed out` : `git ${args[0] ?? ''} failed`, result.stderr, result.code);
-}
-
-/** `git` with this module's settings; the caller reads the result (a stopped command is no failure to it). */
-function runGit(args: readonly string[], options: Omit<GroupOptions, 'env'>): Promise<GroupResult> {
-  const stallSeconds = String(Math.max(1, Math.ceil(options.timeoutMs / 1000)));
-  return runGroup('git', ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${stallSeconds}`, ...args], {
-    ...options,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', GCM_INTERACTIVE: 'never', LC_ALL: 'C' },
-  });
 }
 
 /** A fetch stopped because the host ignored the blob filter and sent more than the blob size limit. */
@@ -82,26 +52,21 @@ export interface GitSourceOptions {
 }
 
 export class GitSource {
-  private readonly refCache = new Map<string, { at: number; value: Promise<RemoteRefs | null> }>();
-  /** History lookups (abbreviations, unadvertised commits): one in flight per repository, results kept briefly. */
-  private readonly lookups: SharedLookups;
+  /** Ref listings and history lookups of the remotes. */
+  private readonly remote: RemoteLookups;
   /** Work queued on each cache directory (one at a time per process). */
   private readonly busy = new Map<string, Promise<void>>();
   private readonly hosts: Readonly<Record<GitHostKind, string>>;
   private readonly cacheDir: string;
   private readonly maxCachedRepos: number;
   private readonly timeoutMs: number;
-  private readonly refsTtlMs: number;
-  private readonly maxRefs: number;
 
   constructor(options: GitSourceOptions) {
     this.hosts = options.hosts;
     this.cacheDir = options.cacheDir;
     this.maxCachedRepos = options.maxCachedRepos ?? 32;
     this.timeoutMs = options.timeoutMs ?? 120_000;
-    this.refsTtlMs = options.refsTtlMs ?? 30_000;
-    this.maxRefs = options.maxRefs ?? 20_000;
-    this.lookups = new SharedLookups(this.refsTtlMs);
+    this.remote = new RemoteLookups({ timeoutMs: this.timeoutMs, refsTtlMs: options.refsTtlMs ?? 30_000, maxRefs: options.maxRefs ?? 20_000 });
   }
 
   repoUrl(host: GitHostKind, owner: string, repo: string): string {
@@ -113,90 +78,22 @@ export class GitSource {
    * cannot be read. A host that fails or cannot be reached rejects with a GitError instead.
    */
   refs(url: string): Promise<RemoteRefs | null> {
-    const cached = this.refCache.get(url);
-    if (cached && Date.now() - cached.at < this.refsTtlMs) return cached.value;
-    const value = this.listRefs(url, []);
-    this.refCache.set(url, { at: Date.now(), value });
-    value.catch(() => this.refCache.delete(url));
-    if (this.refCache.size > 1000) this.refCache.clear();
-    return value;
+    return this.remote.refs(url);
   }
 
-  /**
-   * The refs named `name` (branch, tag and its peeled commit; HEAD for null), asked of the remote
-   * alone: what a truncated listing cannot tell. Shared and kept briefly like other lookups.
-   */
+  /** The refs named `name` (branch, tag and its peeled commit; HEAD for null), asked of the remote alone. */
   namedRefs(url: string, name: string | null): Promise<RemoteRefs | null> {
-    const patterns = name === null ? ['HEAD'] : [`refs/heads/${name}`, `refs/tags/${name}`, `refs/tags/${name}^{}`];
-    return this.lookups.run(url, `refs:${name ?? ''}`, () => this.listRefs(url, patterns));
+    return this.remote.namedRefs(url, name);
   }
 
-  /**
-   * `git ls-remote --symref`, read as it comes and stopped past `maxRefs` lines (a host
-   * advertising a million refs otherwise grew this process by hundreds of MB).
-   */
-  private async listRefs(url: string, patterns: readonly string[]): Promise<RemoteRefs | null> {
-    const parser = new LsRemoteParser(this.maxRefs);
-    const result = await runGit(['ls-remote', '--symref', '--', url, ...patterns], {
-      timeoutMs: Math.min(this.timeoutMs, 30_000),
-      onStdout: (chunk) => parser.push(chunk),
-    });
-    if (result.code === 0 || result.stopped) return parser.end();
-    const error = new GitError(result.timedOut ? 'git ls-remote timed out' : 'git ls-remote failed', result.stderr, result.code);
-    if (remoteFailure(error) === 'missing') return null;
-    throw error;
-  }
-
-  /**
-   * Whether the remote has a commit no branch or tag points at: the commit object alone is
-   * fetched (depth 1, no trees) into a scratch repository. Throws a GitError when the host fails.
-   */
+  /** Whether the remote has a commit no branch or tag points at. Throws a GitError when the host fails. */
   hasCommit(url: string, sha: string): Promise<boolean> {
-    return this.lookups.run(url, `commit:${sha}`, async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
-      try {
-        await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
-        await git(['-C', dir, 'fetch', '--quiet', '--depth=1', '--no-tags', '--filter=tree:0', '--', url, sha], { timeoutMs: Math.min(this.timeoutMs, 30_000) });
-        return true;
-      } catch (error) {
-        if (error instanceof GitError && remoteFailure(error) === 'missing') return false;
-        throw error;
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    });
+    return this.remote.hasCommit(url, sha);
   }
 
-  /**
-   * Resolves an abbreviated SHA against the remote's history (commits only, no trees or blobs).
-   * The history is fetched once per repository at a time, and the answer (found or not) kept
-   * briefly: the same unknown abbreviation asked again does not fetch it again.
-   */
+  /** Resolves an abbreviated SHA against the remote's history (commits only). */
   resolveAbbreviation(url: string, prefix: string): Promise<RefResolution> {
-    const lower = prefix.toLowerCase();
-    return this.lookups.run(url, `abbrev:${lower}`, async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'pkgscope-git-'));
-      try {
-        await git(['init', '--bare', '--quiet', dir], { timeoutMs: 10_000 });
-        await git(['-C', dir, 'fetch', '--quiet', '--no-tags', '--filter=tree:0', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {
-          timeoutMs: this.timeoutMs,
-        });
-        // Only the objects the prefix names, never the whole history's list.
-        const named = await runGit(['-C', dir, 'rev-parse', `--disambiguate=${lower}`], { timeoutMs: this.timeoutMs });
-        const candidates = named.stdout.toString('latin1').split('\n').filter((sha) => /^[0-9a-f]{40}$/.test(sha));
-        const typed = candidates.length === 0 ? Buffer.alloc(0) : await git(['-C', dir, 'cat-file', '--batch-check=%(objecttype) %(objectname)'], { timeoutMs: this.timeoutMs, input: `${candidates.join('\n')}\n` });
-        const matches = typed
-          .toString('latin1')
-          .split('\n')
-          .filter((line) => line.startsWith('commit '))
-          .map((line) => line.slice(7));
-        if (matches.length > 1) return { kind: 'ambiguous', detail: `"${prefix}" abbreviates ${matches.length} commits` };
-        const [only] = matches;
-        return only ? { kind: 'found', commit: only, refName: only, refKind: 'commit' } : { kind: 'not_found' };
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    });
+    return this.remote.resolveAbbreviation(url, prefix);
   }
 
   /**
@@ -342,7 +239,7 @@ export class BlobReader {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(repo: string) {
-    // Its own process group, killed whole on close (see processes/child.ts).
+    // Its own process group, killed whole on close (see system/child.ts).
     this.child = spawn('git', ['-C', repo, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, LC_ALL: 'C' }, detached: true });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.chunks.push(chunk);

@@ -1,7 +1,9 @@
 import { integrityChecksums, normalizeLicense, type Checksum, type NormalizedLicense } from '../describe.js';
 import { noticeWith, type Evidence } from '../evidence.js';
-import { coordinateKey, EMPTY_METADATA, type PackageMetadata } from '../metadata.js';
-import type { Inventory, Occurrence } from '../model.js';
+import { coordinateKey, EMPTY_METADATA, type PackageMetadata } from '../../model/metadata.js';
+import type { Inventory, Occurrence } from '../../model/model.js';
+import { advisoryEvidence } from '../../advisories/render/evidence.js';
+import type { VulnerabilityReport } from '../../advisories/types.js';
 import { fitDownload, fitHomepage, fitPerson, fitRepository, fitVersion, LeftOut, multiLine, oneLine, type Person } from './fit.js';
 
 /** Everything a renderer needs; renderers only format, they decide nothing. */
@@ -15,6 +17,8 @@ export interface RenderInput {
   readonly purl: (occurrence: Occurrence) => string | null;
   /** People's names of the ecosystems (`npm`, `Python`…), by id; the id where absent. */
   readonly ecosystemLabels?: ReadonlyMap<string, string>;
+  /** The advisories matched to the inventory; absent when vulnerabilities were not asked for. */
+  readonly vulnerabilities?: VulnerabilityReport;
 }
 
 /**
@@ -78,6 +82,29 @@ function kept<T>(raw: string | null, fitted: T | null, field: Parameters<LeftOut
 export function componentFacts(input: RenderInput): FittedFacts {
   const roots = new Set(input.inventory.roots);
   const leftOut = new LeftOut();
+  // One package version installed at many paths records the same integrity and download link at
+  // each: in a large monorepo's lockfile, five or six occurrences per version. Each text is
+  // decoded and fitted once per render (the answers are immutable, so they are shared).
+  const checksumsOf = new Map<string, Checksum[]>();
+  const checksums = (integrity: string | null): Checksum[] => {
+    if (integrity === null) return [];
+    let sums = checksumsOf.get(integrity);
+    if (sums === undefined) {
+      sums = integrityChecksums(integrity);
+      checksumsOf.set(integrity, sums);
+    }
+    return sums;
+  };
+  const downloads = new Map<string, string | null>();
+  const download = (url: string | null): string | null => {
+    if (url === null) return null;
+    let fitted = downloads.get(url);
+    if (fitted === undefined) {
+      fitted = fitDownload(url);
+      downloads.set(url, fitted);
+    }
+    return fitted;
+  };
   const components = input.inventory.occurrences.map((occurrence): ComponentFacts => {
     const meta =
       occurrence.version === null
@@ -95,7 +122,7 @@ export function componentFacts(input: RenderInput): FittedFacts {
       name: oneLine(occurrence.name) ?? occurrence.ref,
       version: kept(occurrence.version, fitVersion(occurrence.version), 'version', leftOut),
       license: normalizeLicense(multiLine(occurrence.license ?? meta.license)),
-      checksums: integrityChecksums(occurrence.integrity),
+      checksums: checksums(occurrence.integrity),
       purl: input.purl(occurrence),
       description: multiLine(meta.description),
       homepage: kept(meta.homepage, fitHomepage(meta.homepage), 'homepage', leftOut),
@@ -103,7 +130,7 @@ export function componentFacts(input: RenderInput): FittedFacts {
       author: author.person,
       supplier: supplier?.person && meta.supplier ? { ...supplier.person, kind: meta.supplier.kind } : null,
       deprecated: oneLine(occurrence.facts['deprecated'] ?? meta.deprecated),
-      download: kept(distributed, fitDownload(distributed), 'download location', leftOut),
+      download: kept(distributed, download(distributed), 'download location', leftOut),
       scope: !occurrence.scopeKnown
         ? 'unknown'
         : occurrence.dev
@@ -150,5 +177,6 @@ export function evidenceProperties(input: RenderInput, leftOut: LeftOut): { name
     { name: 'service:lockfiles', value: JSON.stringify(inventory.lockfiles) },
     { name: 'service:manifest_associations', value: JSON.stringify(inventory.associations) },
     { name: 'service:notice', value: noticeWith(evidence, leftOut.entries()) },
+    ...advisoryEvidence(input.vulnerabilities),
   ];
 }

@@ -1,4 +1,4 @@
-import { AnalysisError, MAX_OUTPUT_BYTES } from '../types.js';
+import { AnalysisError, MAX_OUTPUT_BYTES } from '../../model/types.js';
 
 /**
  * A document being written, counted in UTF-8 bytes as it grows: exceeding the limit fails the
@@ -26,8 +26,10 @@ export class BoundedOutput {
     return this.bytes;
   }
 
+  /** The document; joined once, its pieces then let go (a large one is held once, not twice). */
   toString(): string {
-    return this.chunks.join('');
+    if (this.chunks.length !== 1) this.chunks.splice(0, this.chunks.length, this.chunks.join(''));
+    return this.chunks[0] ?? '';
   }
 }
 

@@ -5,6 +5,7 @@ import type { LeftOut, Person } from './fit.js';
 import { isSpdxDownloadLocation, isSpdxUrl } from './formats.js';
 import { componentFacts, evidenceProperties, type ComponentFacts, type RenderInput } from './input.js';
 import { writeJson, type BoundedOutput } from './output.js';
+import { spdxAdvisoryRefs, withAdvisoryRefs } from '../../advisories/render/spdx.js';
 
 /**
  * SPDX 2.3 JSON: one package per occurrence, DESCRIBES for project roots (else for a package
@@ -182,7 +183,9 @@ export function renderSpdx(input: RenderInput, out: BoundedOutput): void {
     const base = `SPDXRef-Package-${sanitizeIdPart(f.occurrence.name)}${f.occurrence.version === null ? '' : `-${sanitizeIdPart(f.occurrence.version)}`}`;
     idOf.set(f.occurrence.ref, ids.allocate(base));
   }
-  const packages = facts.map((f) => spdxPackage(f, idOf.get(f.occurrence.ref) ?? '', refs, leftOut));
+  // Advisories matched to the inventory (issue #33): a SECURITY reference on each affected package.
+  const advisories = input.vulnerabilities === undefined ? null : spdxAdvisoryRefs(input.vulnerabilities, new Map(facts.map((f) => [f.occurrence.ref, { name: f.name, version: f.version }])));
+  const packages = facts.map((f) => withAdvisoryRefs(spdxPackage(f, idOf.get(f.occurrence.ref) ?? '', refs, leftOut), advisories?.get(f.occurrence.ref)));
   const relationships: Record<string, string>[] = [];
   const upload = fitted.uploadRoot;
   if (upload !== null) {

@@ -1,6 +1,7 @@
 import { componentFacts, type ComponentFacts, type RenderInput } from './input.js';
 import type { BoundedOutput } from './output.js';
 import { table, wrap } from './text-layout.js';
+import { vulnerabilityLines } from '../../advisories/render/text.js';
 
 function licenseText(license: ComponentFacts['license']): string {
   if (license === null) return 'unknown';
@@ -37,6 +38,11 @@ export function renderText(input: RenderInput, out: BoundedOutput): void {
     f.occurrence.installPath === '' ? f.occurrence.lockfile : f.occurrence.installPath,
   ]);
   for (const line of table(['ECOSYSTEM', 'NAME', 'VERSION', 'LICENSE', 'SCOPE', 'PATH'], rows, COLUMN_CAPS)) out.line(line);
+  if (input.vulnerabilities !== undefined) {
+    // Advisories matched to the inventory (issue #33).
+    out.line();
+    for (const line of vulnerabilityLines(input.vulnerabilities, new Map(facts.map((f) => [f.occurrence.ref, { name: f.name, version: f.version }])))) out.line(line);
+  }
   if (inventory.declarations.length > 0) {
     out.line();
     out.line('Unresolved declarations:');

@@ -5,7 +5,7 @@ import type * as AjvModule from 'ajv';
 import type { Ajv, CodeKeywordDefinition, ErrorObject, ValidateFunction } from 'ajv';
 import type standaloneModule from 'ajv/dist/standalone/index.js';
 import { allUnique, formats, regExp } from './cyclonedx-runtime.cjs';
-import { lazily, requirePackage } from '../lazy-require.js';
+import { lazily, requirePackage } from '../../model/lazy-require.js';
 import { describeError, invalidDocumentError } from './defects.js';
 
 /**
@@ -135,11 +135,13 @@ export function cycloneDxProblems(json: string): string[] {
  * value the text was written from, when the renderer hands it over: the same data (writeJson
  * follows JSON.stringify's rules), checked without parsing the text again (a 3 MB document took
  * 30 ms to parse). Should the value fail, the text decides: a value can hold what JSON writes
- * differently, such as an undefined list item written as null.
+ * differently, such as an undefined list item written as null. `json` may be a function giving
+ * the text, called only then.
  */
-export function validateCycloneDx(json: string, written?: unknown): void {
+export function validateCycloneDx(json: string | (() => string), written?: unknown): void {
   if (written !== undefined && validator()(written)) return;
-  const document: unknown = JSON.parse(json);
+  // The text, when given as a function, is asked for only now (a large one is joined only after the value passed).
+  const document: unknown = JSON.parse(typeof json === 'string' ? json : json());
   const errors = errorsWith(validator(), document);
   if (errors.length === 0) return;
   // The places at fault are named from the document (which component, which field): a defect of ours, to be reported.

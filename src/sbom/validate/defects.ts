@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { AnalysisError, type FileProblem } from '../types.js';
+import { AnalysisError, type FileProblem } from '../../model/types.js';
 
 /**
  * A document the service wrote that its own validation rejects is a defect of the service

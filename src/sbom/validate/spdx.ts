@@ -1,8 +1,8 @@
 import type * as AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import parseSpdx from 'spdx-expression-parse';
-import { lazily, requirePackage } from '../lazy-require.js';
-import { AnalysisError } from '../types.js';
+import { lazily, requirePackage } from '../../model/lazy-require.js';
+import { AnalysisError } from '../../model/types.js';
 import { describeError, invalidDocumentError } from './defects.js';
 
 /** Ajv loads with the first SPDX document: most runs write CycloneDX, validated by code the build wrote. */

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { InputFile } from '../../../src/sbom/types.js';
+import type { InputFile } from '../../../src/model/types.js';
 
 /** The files of the folder `set` under `fixtures` (a test's `./fixtures/` URL) as an upload, paths relative to it. */
 export function fixtureSet(fixtures: URL, set: string): InputFile[] {

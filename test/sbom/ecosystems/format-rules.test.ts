@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/sbom/analyze.js';
-import { AnalysisError } from '../../../src/sbom/types.js';
+import { AnalysisError } from '../../../src/model/types.js';
 import { fixtureSet } from './fixture-set.js';
 
 /** Rules every ecosystem follows for lockfiles it cannot fully read, on fixtures shaped like what the tools write. */

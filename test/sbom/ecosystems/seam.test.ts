@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackageURL } from 'packageurl-js';
 import { analyze } from '../../../src/sbom/analyze.js';
 import { detectFiles } from '../../../src/sbom/detect.js';
-import { GraphBuilder } from '../../../src/sbom/ecosystems/builder.js';
-import { offlineEcosystems } from '../../../src/sbom/ecosystems/index.js';
-import type { Ecosystem } from '../../../src/sbom/ecosystems/types.js';
+import { GraphBuilder } from '../../../src/ecosystems/shared/builder.js';
+import { offlineEcosystems } from '../../../src/ecosystems/analysis.js';
+import type { Ecosystem } from '../../../src/ecosystems/types.js';
 import { buildApp } from '../../../src/http/app.js';
 import { createLogger } from '../../../src/logger.js';
 import { sbomRoutes } from '../../../src/routes/sbom.js';
-import type { InputFile } from '../../../src/sbom/types.js';
+import type { InputFile } from '../../../src/model/types.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { SMALL_NPM } from '../../helpers/fixtures.js';
 

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach } from 'vitest';
-import { registryHttp } from '../../../../src/registry/http.js';
-import { cargoEcosystem } from '../../../../src/sbom/ecosystems/cargo/index.js';
-import type { ClaimedFile, Ecosystem, EcosystemInventory, RegistryEndpoint } from '../../../../src/sbom/ecosystems/types.js';
-import type { Occurrence } from '../../../../src/sbom/model.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import { registryHttp } from '../../../../src/ecosystems/shared/http.js';
+import { cargoEcosystem } from '../../../../src/ecosystems/cargo/analysis.js';
+import type { ClaimedFile, Ecosystem, EcosystemInventory, RegistryEndpoint } from '../../../../src/ecosystems/types.js';
+import type { Occurrence } from '../../../../src/model/model.js';
+import type { InputFile } from '../../../../src/model/types.js';
 import { startCratesRegistry, type CratesRegistry, type CratesRegistryOptions } from '../../../helpers/crates-registry.js';
 import { FIXTURES } from '../../../helpers/fixtures.js';
 

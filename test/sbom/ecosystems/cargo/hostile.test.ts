@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cargoEcosystem } from '../../../../src/sbom/ecosystems/cargo/index.js';
-import { MAX_LOCK_PACKAGES } from '../../../../src/sbom/ecosystems/cargo/parse-cargo-lock.js';
-import { MAX_CARGO_FILE_CHARS } from '../../../../src/sbom/ecosystems/cargo/toml.js';
-import type { EcosystemInventory } from '../../../../src/sbom/ecosystems/types.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import { cargoEcosystem } from '../../../../src/ecosystems/cargo/analysis.js';
+import { MAX_LOCK_PACKAGES } from '../../../../src/ecosystems/cargo/parse-cargo-lock.js';
+import { MAX_CARGO_FILE_CHARS } from '../../../../src/ecosystems/cargo/toml.js';
+import type { EcosystemInventory } from '../../../../src/ecosystems/types.js';
+import type { InputFile } from '../../../../src/model/types.js';
 import { GREPPER_CRATES } from './crates.js';
 import { buildFiles, cargoUpload, cratesFixtures } from './helpers.js';
 

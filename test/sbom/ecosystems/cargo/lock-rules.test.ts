@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { cargoEcosystem } from '../../../../src/sbom/ecosystems/cargo/index.js';
+import { cargoEcosystem } from '../../../../src/ecosystems/cargo/analysis.js';
 import { buildThrough } from '../../../helpers/ecosystem.js';
 import { edgesFrom, inScope } from '../../../helpers/ecosystem-fixtures.js';
 import { fixtureSet } from '../fixture-set.js';

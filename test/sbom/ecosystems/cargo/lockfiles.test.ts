@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { cargoEcosystem } from '../../../../src/sbom/ecosystems/cargo/index.js';
+import { cargoEcosystem } from '../../../../src/ecosystems/cargo/analysis.js';
 import { integrityChecksums } from '../../../../src/sbom/describe.js';
 import { buildFiles, cargoUpload, edgesOf, inScope, label, packageHeaders } from './helpers.js';
 

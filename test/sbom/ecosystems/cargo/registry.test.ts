@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cargoEcosystem } from '../../../../src/sbom/ecosystems/cargo/index.js';
-import { TransientAnalysisError } from '../../../../src/sbom/types.js';
+import { cargoEcosystem } from '../../../../src/ecosystems/cargo/analysis.js';
+import { TransientAnalysisError } from '../../../../src/model/types.js';
 import type { CratesRegistryOptions } from '../../../helpers/crates-registry.js';
 import { buildFiles, cargoUpload, cratesFixtures } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cargoEcosystem } from '../../../../src/sbom/ecosystems/cargo/index.js';
-import { cargoRange } from '../../../../src/sbom/ecosystems/cargo/resolve.js';
+import { cargoEcosystem } from '../../../../src/ecosystems/cargo/analysis.js';
+import { cargoRange } from '../../../../src/ecosystems/cargo/resolve.js';
 import { GREPPER_CRATES as CRATES } from './crates.js';
 import { buildFiles, cargoUpload, cratesFixtures, edgesOf, inScope } from './helpers.js';
 

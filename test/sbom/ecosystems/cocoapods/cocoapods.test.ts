@@ -4,10 +4,10 @@ import * as CDX from '@cyclonedx/cyclonedx-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureHttp } from '../../../helpers/registry-fixture.js';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { cocoapodsEcosystem } from '../../../../src/sbom/ecosystems/cocoapods/index.js';
-import { readPodfile } from '../../../../src/sbom/ecosystems/cocoapods/podfile.js';
-import { podspecPath } from '../../../../src/sbom/ecosystems/cocoapods/registry.js';
-import { TransientAnalysisError } from '../../../../src/sbom/types.js';
+import { cocoapodsEcosystem } from '../../../../src/ecosystems/cocoapods/analysis.js';
+import { readPodfile } from '../../../../src/ecosystems/cocoapods/podfile.js';
+import { podspecPath } from '../../../../src/ecosystems/cocoapods/registry.js';
+import { TransientAnalysisError } from '../../../../src/model/types.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { cocoapodsEcosystem } from '../../../../src/sbom/ecosystems/cocoapods/index.js';
+import { cocoapodsEcosystem } from '../../../../src/ecosystems/cocoapods/analysis.js';
 import { buildThrough, components } from '../../../helpers/ecosystem.js';
 import { fixtureSet } from '../fixture-set.js';
 

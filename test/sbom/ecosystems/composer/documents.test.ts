@@ -1,11 +1,11 @@
 import * as CDX from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { composerEcosystem } from '../../../../src/sbom/ecosystems/composer/index.js';
-import { offlineEcosystems } from '../../../../src/sbom/ecosystems/index.js';
-import type { Ecosystem, RegistryEndpoint } from '../../../../src/sbom/ecosystems/types.js';
+import { composerEcosystem } from '../../../../src/ecosystems/composer/analysis.js';
+import { offlineEcosystems } from '../../../../src/ecosystems/analysis.js';
+import type { Ecosystem, RegistryEndpoint } from '../../../../src/ecosystems/types.js';
 import { RegistryEnricher } from '../../../../src/sbom/enrich.js';
-import type { InputFile, OutputFormat } from '../../../../src/sbom/types.js';
+import type { InputFile, OutputFormat } from '../../../../src/model/types.js';
 import { startPackagistRegistry } from '../../../helpers/packagist-registry.js';
 import { registryFixtures } from '../../../helpers/registry-fixture.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';

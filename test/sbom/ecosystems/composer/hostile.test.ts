@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { composerEcosystem } from '../../../../src/sbom/ecosystems/composer/index.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import { composerEcosystem } from '../../../../src/ecosystems/composer/analysis.js';
+import type { InputFile } from '../../../../src/model/types.js';
 import { GROWTH_BOUND, growth } from '../../../helpers/ecosystem-fixtures.js';
 
 /** A composer.lock of n packages, each requiring the one before and a virtual package the first provides. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composerEcosystem } from '../../../../src/sbom/ecosystems/composer/index.js';
+import { composerEcosystem } from '../../../../src/ecosystems/composer/analysis.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 import { edgesFrom, fixtureUpload, inScope } from '../../../helpers/ecosystem-fixtures.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RegistryResponseError } from '../../../../src/registry/http.js';
-import { composerEcosystem } from '../../../../src/sbom/ecosystems/composer/index.js';
-import { expandMinified } from '../../../../src/sbom/ecosystems/composer/registry.js';
-import { TransientAnalysisError } from '../../../../src/sbom/types.js';
+import { RegistryResponseError } from '../../../../src/ecosystems/shared/http.js';
+import { composerEcosystem } from '../../../../src/ecosystems/composer/analysis.js';
+import { expandMinified } from '../../../../src/ecosystems/composer/registry.js';
+import { TransientAnalysisError } from '../../../../src/model/types.js';
 import { buildThrough } from '../../../helpers/ecosystem.js';
 import { startPackagistRegistry, type PackagistRegistryOptions } from '../../../helpers/packagist-registry.js';
 import { registryFixtures } from '../../../helpers/registry-fixture.js';

@@ -1,11 +1,11 @@
 import * as CDX from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { gemEcosystem } from '../../../../src/sbom/ecosystems/gem/index.js';
-import { offlineEcosystems } from '../../../../src/sbom/ecosystems/index.js';
-import type { Ecosystem, RegistryEndpoint } from '../../../../src/sbom/ecosystems/types.js';
+import { gemEcosystem } from '../../../../src/ecosystems/gem/analysis.js';
+import { offlineEcosystems } from '../../../../src/ecosystems/analysis.js';
+import type { Ecosystem, RegistryEndpoint } from '../../../../src/ecosystems/types.js';
 import { RegistryEnricher } from '../../../../src/sbom/enrich.js';
-import type { InputFile, OutputFormat } from '../../../../src/sbom/types.js';
+import type { InputFile, OutputFormat } from '../../../../src/model/types.js';
 import { SMALL_NPM } from '../../../helpers/fixtures.js';
 import { registryFixtures } from '../../../helpers/registry-fixture.js';
 import { startRubygemsRegistry } from '../../../helpers/rubygems-registry.js';

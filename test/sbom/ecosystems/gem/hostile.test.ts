@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gemEcosystem } from '../../../../src/sbom/ecosystems/gem/index.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import { gemEcosystem } from '../../../../src/ecosystems/gem/analysis.js';
+import type { InputFile } from '../../../../src/model/types.js';
 import { GROWTH_BOUND, growth } from '../../../helpers/ecosystem-fixtures.js';
 
 /** A Gemfile.lock of n specs, each depending on the one before, with three platform builds of every tenth. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gemEcosystem } from '../../../../src/sbom/ecosystems/gem/index.js';
+import { gemEcosystem } from '../../../../src/ecosystems/gem/analysis.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 import { edgesFrom, fixtureUpload, inScope, label } from '../../../helpers/ecosystem-fixtures.js';
 import { specLines } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RegistryResponseError } from '../../../../src/registry/http.js';
-import { gemEcosystem } from '../../../../src/sbom/ecosystems/gem/index.js';
-import { TransientAnalysisError } from '../../../../src/sbom/types.js';
+import { RegistryResponseError } from '../../../../src/ecosystems/shared/http.js';
+import { gemEcosystem } from '../../../../src/ecosystems/gem/analysis.js';
+import { TransientAnalysisError } from '../../../../src/model/types.js';
 import { buildThrough } from '../../../helpers/ecosystem.js';
 import { registryFixtures } from '../../../helpers/registry-fixture.js';
 import { startRubygemsRegistry, type RubygemsRegistryOptions } from '../../../helpers/rubygems-registry.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { golangEcosystem } from '../../../../src/sbom/ecosystems/golang/index.js';
+import { golangEcosystem } from '../../../../src/ecosystems/golang/analysis.js';
 import { buildGo, components, coordinate, goFixture, requiresOf, rootsOf } from './helpers.js';
 
 const eco = golangEcosystem(null);

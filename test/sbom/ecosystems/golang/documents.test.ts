@@ -1,13 +1,13 @@
 import * as CDX from '@cyclonedx/cyclonedx-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { offlineEcosystems } from '../../../../src/sbom/ecosystems/index.js';
-import { golangEcosystem } from '../../../../src/sbom/ecosystems/golang/index.js';
+import { offlineEcosystems } from '../../../../src/ecosystems/analysis.js';
+import { golangEcosystem } from '../../../../src/ecosystems/golang/analysis.js';
 import { RegistryEnricher } from '../../../../src/sbom/enrich.js';
 import { fixtureHttp } from '../../../helpers/registry-fixture.js';
-import type { MetadataClient } from '../../../../src/sbom/enrich-types.js';
+import type { MetadataClient } from '../../../../src/model/enrich-types.js';
 import { spdxProblems } from '../../../../src/sbom/validate/spdx.js';
-import { AnalysisError, type InputFile } from '../../../../src/sbom/types.js';
+import { AnalysisError, type InputFile } from '../../../../src/model/types.js';
 import { startGoProxy, type GoProxyOptions } from '../../../helpers/go-proxy.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
 import { goFixture } from './helpers.js';

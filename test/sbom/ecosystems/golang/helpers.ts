@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { golangEcosystem } from '../../../../src/sbom/ecosystems/golang/index.js';
-import type { EcosystemInventory } from '../../../../src/sbom/ecosystems/types.js';
-import type { Occurrence } from '../../../../src/sbom/model.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import { golangEcosystem } from '../../../../src/ecosystems/golang/analysis.js';
+import type { EcosystemInventory } from '../../../../src/ecosystems/types.js';
+import type { Occurrence } from '../../../../src/model/model.js';
+import type { InputFile } from '../../../../src/model/types.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 import { FIXTURES } from '../../../helpers/fixtures.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseGoMod } from '../../../../src/sbom/ecosystems/golang/parse-go-mod.js';
-import { GO_FILE_LIMITS, GoFileError } from '../../../../src/sbom/ecosystems/golang/syntax.js';
+import { parseGoMod } from '../../../../src/ecosystems/golang/parse-go-mod.js';
+import { GO_FILE_LIMITS, GoFileError } from '../../../../src/ecosystems/golang/syntax.js';
 import { buildGo, components, goFixture } from './helpers.js';
 
 const GOOD_SUM = 'github.com/pkg/errors v0.9.1 h1:FEBLx1zS214owpjy7qsBeixbURkuhQAwrK5UwLGTwt4=\n';

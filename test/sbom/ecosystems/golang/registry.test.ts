@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { golangEcosystem } from '../../../../src/sbom/ecosystems/golang/index.js';
-import { escapeModulePart } from '../../../../src/sbom/ecosystems/golang/registry.js';
-import { registryHttp } from '../../../../src/registry/http.js';
-import { TransientAnalysisError } from '../../../../src/sbom/types.js';
+import { golangEcosystem } from '../../../../src/ecosystems/golang/analysis.js';
+import { escapeModulePart } from '../../../../src/ecosystems/golang/registry.js';
+import { registryHttp } from '../../../../src/ecosystems/shared/http.js';
+import { TransientAnalysisError } from '../../../../src/model/types.js';
 import { startGoProxy, type GoProxyOptions } from '../../../helpers/go-proxy.js';
 
 const open: { close(): Promise<void> }[] = [];

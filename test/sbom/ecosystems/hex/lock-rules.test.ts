@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hexEcosystem } from '../../../../src/sbom/ecosystems/hex/index.js';
-import { readMixExs } from '../../../../src/sbom/ecosystems/hex/mix-exs.js';
+import { hexEcosystem } from '../../../../src/ecosystems/hex/analysis.js';
+import { readMixExs } from '../../../../src/ecosystems/hex/mix-exs.js';
 import { buildThrough } from '../../../helpers/ecosystem.js';
 import { edgesFrom, inScope } from '../../../helpers/ecosystem-fixtures.js';
 import { fixtureSet } from '../fixture-set.js';

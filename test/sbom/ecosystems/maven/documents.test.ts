@@ -1,11 +1,11 @@
 import * as CDX from '@cyclonedx/cyclonedx-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { offlineEcosystems } from '../../../../src/sbom/ecosystems/index.js';
-import { mavenEcosystem } from '../../../../src/sbom/ecosystems/maven/index.js';
+import { offlineEcosystems } from '../../../../src/ecosystems/analysis.js';
+import { mavenEcosystem } from '../../../../src/ecosystems/maven/analysis.js';
 import { RegistryEnricher } from '../../../../src/sbom/enrich.js';
-import type { MetadataClient } from '../../../../src/sbom/enrich-types.js';
-import { registryHttp } from '../../../../src/registry/http.js';
+import type { MetadataClient } from '../../../../src/model/enrich-types.js';
+import { registryHttp } from '../../../../src/ecosystems/shared/http.js';
 import { spdxProblems } from '../../../../src/sbom/validate/spdx.js';
 import { startMavenRepository } from '../../../helpers/maven-repository.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';

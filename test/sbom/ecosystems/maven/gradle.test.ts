@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { scanBuildScript, scanSettings } from '../../../../src/sbom/ecosystems/maven/gradle-build.js';
-import { configurationScope } from '../../../../src/sbom/ecosystems/maven/parse-gradle-lock.js';
+import { scanBuildScript, scanSettings } from '../../../../src/ecosystems/maven/gradle-build.js';
+import { configurationScope } from '../../../../src/ecosystems/maven/parse-gradle-lock.js';
 import { buildJvm, components, rootsOf, scoped } from './helpers.js';
 
 const HEADER = `# This is a Gradle generated file for dependency locking.

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { effectiveModel, type Gav, type PomRef } from '../../../../src/sbom/ecosystems/maven/effective.js';
-import { parsePom } from '../../../../src/sbom/ecosystems/maven/parse-pom.js';
-import { resolveGraph, type PomSource } from '../../../../src/sbom/ecosystems/maven/resolve.js';
+import { effectiveModel, type Gav, type PomRef } from '../../../../src/ecosystems/maven/effective.js';
+import { parsePom } from '../../../../src/ecosystems/maven/parse-pom.js';
+import { resolveGraph, type PomSource } from '../../../../src/ecosystems/maven/resolve.js';
 import { deps, pomXml } from '../../../helpers/maven-repository.js';
 
 /** resolve.ts over POMs in memory: no HTTP, the rules alone. */

@@ -1,7 +1,7 @@
-import { mavenEcosystem, type MavenEcosystemOptions } from '../../../../src/sbom/ecosystems/maven/index.js';
-import type { EcosystemInventory, RegistryEndpoint } from '../../../../src/sbom/ecosystems/types.js';
-import type { Occurrence } from '../../../../src/sbom/model.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import { mavenEcosystem, type MavenEcosystemOptions } from '../../../../src/ecosystems/maven/analysis.js';
+import type { EcosystemInventory, RegistryEndpoint } from '../../../../src/ecosystems/types.js';
+import type { Occurrence } from '../../../../src/model/model.js';
+import type { InputFile } from '../../../../src/model/types.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 
 export { components, rootsOf };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { claimJvmFile } from '../../../../src/sbom/ecosystems/maven/detect.js';
-import { mavenEcosystem } from '../../../../src/sbom/ecosystems/maven/index.js';
-import { parsePom } from '../../../../src/sbom/ecosystems/maven/parse-pom.js';
+import { claimJvmFile } from '../../../../src/ecosystems/maven/detect.js';
+import { mavenEcosystem } from '../../../../src/ecosystems/maven/analysis.js';
+import { parsePom } from '../../../../src/ecosystems/maven/parse-pom.js';
 import { deps, pomXml } from '../../../helpers/maven-repository.js';
 import { buildJvm, components, rootsOf, scoped } from './helpers.js';
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parsePom } from '../../../../src/sbom/ecosystems/maven/parse-pom.js';
-import { parseMavenMetadata } from '../../../../src/sbom/ecosystems/maven/registry.js';
-import { JvmFileError, MAX_XML_DEPTH } from '../../../../src/sbom/ecosystems/maven/xml.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import { parsePom } from '../../../../src/ecosystems/maven/parse-pom.js';
+import { parseMavenMetadata } from '../../../../src/ecosystems/maven/registry.js';
+import { JvmFileError, MAX_XML_DEPTH } from '../../../../src/ecosystems/maven/xml.js';
+import type { InputFile } from '../../../../src/model/types.js';
 import { mavenMetadataXml } from '../../../helpers/maven-repository.js';
 import { APP, POMS } from './fixtures.js';
 import { buildJvm, components } from './helpers.js';

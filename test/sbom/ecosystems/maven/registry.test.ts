@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mavenEcosystem } from '../../../../src/sbom/ecosystems/maven/index.js';
-import { mavenPurl } from '../../../../src/sbom/ecosystems/maven/purl.js';
-import { compareMavenVersions, highestInRange } from '../../../../src/sbom/ecosystems/maven/version.js';
-import { registryHttp } from '../../../../src/registry/http.js';
-import { TransientAnalysisError } from '../../../../src/sbom/types.js';
+import { mavenEcosystem } from '../../../../src/ecosystems/maven/analysis.js';
+import { mavenPurl } from '../../../../src/ecosystems/maven/purl.js';
+import { compareMavenVersions, highestInRange } from '../../../../src/ecosystems/maven/version.js';
+import { registryHttp } from '../../../../src/ecosystems/shared/http.js';
+import { TransientAnalysisError } from '../../../../src/model/types.js';
 import { pomXml, startMavenRepository, type MavenRepositoryOptions } from '../../../helpers/maven-repository.js';
 
 const open: { close(): Promise<void> }[] = [];

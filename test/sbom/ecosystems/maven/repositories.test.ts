@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { registryHttp } from '../../../../src/registry/http.js';
-import { snapshotBuild } from '../../../../src/sbom/ecosystems/maven/registry.js';
+import { registryHttp } from '../../../../src/ecosystems/shared/http.js';
+import { snapshotBuild } from '../../../../src/ecosystems/maven/registry.js';
 import { deps, pomXml, startMavenRepository, type FixtureMavenRepository, type MavenRepositoryOptions } from '../../../helpers/maven-repository.js';
 import { buildJvm, components, scoped } from './helpers.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { registryHttp } from '../../../../src/registry/http.js';
+import { registryHttp } from '../../../../src/ecosystems/shared/http.js';
 import { deps, pomXml, startMavenRepository, type MavenRepositoryOptions } from '../../../helpers/maven-repository.js';
 import { APP, POMS, VERSIONS } from './fixtures.js';
-import { mavenEcosystem } from '../../../../src/sbom/ecosystems/maven/index.js';
+import { mavenEcosystem } from '../../../../src/ecosystems/maven/analysis.js';
 import { buildThrough } from '../../../helpers/ecosystem.js';
 import { buildJvm, components, scoped } from './helpers.js';
 

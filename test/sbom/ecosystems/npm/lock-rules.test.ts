@@ -3,9 +3,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import type { StandaloneProject, StandaloneResolver } from '../../../../src/sbom/ecosystems/npm/build.js';
-import { npmEcosystem } from '../../../../src/sbom/ecosystems/npm/index.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import type { StandaloneProject, StandaloneResolver } from '../../../../src/ecosystems/npm/build.js';
+import { npmEcosystem } from '../../../../src/ecosystems/npm/analysis.js';
+import type { InputFile } from '../../../../src/model/types.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 import { inScope } from '../../../helpers/ecosystem-fixtures.js';
 

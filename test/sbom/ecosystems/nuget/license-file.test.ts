@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nugetEcosystem } from '../../../../src/sbom/ecosystems/nuget/index.js';
-import { licenseOfText } from '../../../../src/sbom/ecosystems/nuget/license-text.js';
+import { nugetEcosystem } from '../../../../src/ecosystems/nuget/analysis.js';
+import { licenseOfText } from '../../../../src/ecosystems/nuget/license-text.js';
 import { fixtureHttp } from '../../../helpers/registry-fixture.js';
 
 /**

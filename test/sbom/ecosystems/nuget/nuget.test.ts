@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureHttp } from '../../../helpers/registry-fixture.js';
 import { analyze } from '../../../../src/sbom/analyze.js';
 import { detectFiles } from '../../../../src/sbom/detect.js';
-import { offlineEcosystems } from '../../../../src/sbom/ecosystems/index.js';
-import { pinnedVersion } from '../../../../src/sbom/ecosystems/nuget/msbuild.js';
-import { nugetEcosystem } from '../../../../src/sbom/ecosystems/nuget/index.js';
-import { TransientAnalysisError } from '../../../../src/sbom/types.js';
+import { offlineEcosystems } from '../../../../src/ecosystems/analysis.js';
+import { declaredVersion, pinnedVersion } from '../../../../src/ecosystems/nuget/msbuild.js';
+import { nugetEcosystem } from '../../../../src/ecosystems/nuget/analysis.js';
+import { TransientAnalysisError } from '../../../../src/model/types.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
 
@@ -151,6 +151,20 @@ describe('.NET', () => {
     expect(result.inventory.resolutions.map((r) => `${r.manifest} ${r.outcome}`)).toEqual(['src/Lib/Lib.csproj resolution_failed', 'tests/Lib.Tests/Lib.Tests.csproj resolution_failed']);
     expect(pinnedVersion('[1.5.2]')).toBe('1.5.2');
     expect(pinnedVersion('[1.0,2.0)')).toBeNull();
+  });
+
+  it('gives a project root the version it packs as: <Version>, else <VersionPrefix>-<VersionSuffix>, over Directory.Build.props', async () => {
+    const result = await buildThrough(nugetEcosystem(null), [
+      { path: 'Directory.Build.props', content: '<Project><PropertyGroup><VersionPrefix>2.4.0</VersionPrefix><VersionSuffix>beta.1</VersionSuffix></PropertyGroup></Project>' },
+      { path: 'src/Api/Api.csproj', content: '<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><Version>3.1.0</Version></PropertyGroup><ItemGroup><PackageReference Include="Dapper" Version="2.1.35" /></ItemGroup></Project>' },
+      { path: 'src/Core/Core.csproj', content: '<Project Sdk="Microsoft.NET.Sdk"><ItemGroup><PackageReference Include="Polly" Version="8.5.0" /></ItemGroup></Project>' },
+      { path: 'tools/Gen/Gen.csproj', content: '<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><Version>$(GitVersion_SemVer)</Version></PropertyGroup></Project>' },
+    ]);
+    expect(result.problems).toEqual([]);
+    expect(rootsOf(result).map((o) => `${o.name}@${o.version ?? '-'}`)).toEqual(['Api@3.1.0', 'Core@2.4.0-beta.1', 'Gen@-']);
+    expect(declaredVersion(new Map([['PackageVersion', '1.0.0'], ['Version', '0.9.0']]))).toBe('1.0.0');
+    expect(declaredVersion(new Map([['Version', '$(Major).$(Minor).0'], ['Major', '5'], ['Minor', '2']]))).toBe('5.2.0');
+    expect(declaredVersion(new Map())).toBeNull();
   });
 
   it('reads packages.config and deps.json; a NuGet lock is never npm’s', async () => {

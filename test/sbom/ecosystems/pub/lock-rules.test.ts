@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { pubEcosystem } from '../../../../src/sbom/ecosystems/pub/index.js';
+import { pubEcosystem } from '../../../../src/ecosystems/pub/analysis.js';
 import { buildThrough } from '../../../helpers/ecosystem.js';
 import { edgesFrom, inScope } from '../../../helpers/ecosystem-fixtures.js';
 import { fixtureSet } from '../fixture-set.js';

@@ -4,8 +4,8 @@ import * as CDX from '@cyclonedx/cyclonedx-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureHttp } from '../../../helpers/registry-fixture.js';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { pubEcosystem } from '../../../../src/sbom/ecosystems/pub/index.js';
-import { TransientAnalysisError } from '../../../../src/sbom/types.js';
+import { pubEcosystem } from '../../../../src/ecosystems/pub/analysis.js';
+import { TransientAnalysisError } from '../../../../src/model/types.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
 

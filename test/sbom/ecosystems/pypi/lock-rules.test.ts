@@ -3,8 +3,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { pypiEcosystem } from '../../../../src/sbom/ecosystems/pypi/index.js';
-import type { InputFile } from '../../../../src/sbom/types.js';
+import { pypiEcosystem } from '../../../../src/ecosystems/pypi/analysis.js';
+import type { InputFile } from '../../../../src/model/types.js';
 import { buildThrough, components } from '../../../helpers/ecosystem.js';
 import { inScope } from '../../../helpers/ecosystem-fixtures.js';
 

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { pypiEcosystem } from '../../../../src/sbom/ecosystems/pypi/index.js';
-import { pypiLicense } from '../../../../src/sbom/ecosystems/pypi/registry.js';
-import { parseRequirement } from '../../../../src/sbom/ecosystems/pypi/names.js';
-import { AnalysisError, TransientAnalysisError, type InputFile } from '../../../../src/sbom/types.js';
+import { pypiEcosystem } from '../../../../src/ecosystems/pypi/analysis.js';
+import { pypiLicense } from '../../../../src/ecosystems/pypi/registry.js';
+import { parseRequirement } from '../../../../src/ecosystems/pypi/names.js';
+import { AnalysisError, TransientAnalysisError, type InputFile } from '../../../../src/model/types.js';
 import { validateCycloneDx } from '../../../../src/sbom/validate/cyclonedx.js';
 import { validateSpdx } from '../../../../src/sbom/validate/spdx.js';
 

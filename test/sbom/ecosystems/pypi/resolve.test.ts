@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { registryHttp } from '../../../../src/registry/http.js';
-import { pypiEcosystem } from '../../../../src/sbom/ecosystems/pypi/index.js';
-import { DEFAULT_ENVIRONMENT, evaluateMarker } from '../../../../src/sbom/ecosystems/pypi/markers.js';
-import { TransientAnalysisError, type InputFile } from '../../../../src/sbom/types.js';
+import { registryHttp } from '../../../../src/ecosystems/shared/http.js';
+import { pypiEcosystem } from '../../../../src/ecosystems/pypi/analysis.js';
+import { DEFAULT_ENVIRONMENT, evaluateMarker } from '../../../../src/ecosystems/pypi/markers.js';
+import { TransientAnalysisError, type InputFile } from '../../../../src/model/types.js';
 import { startPypiRegistry, type PypiRegistryOptions } from '../../../helpers/pypi-registry.js';
 
 const open: (() => Promise<void>)[] = [];

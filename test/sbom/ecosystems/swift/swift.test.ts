@@ -1,8 +1,8 @@
 import * as CDX from '@cyclonedx/cyclonedx-library';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../../src/sbom/analyze.js';
-import { readPackageSwift } from '../../../../src/sbom/ecosystems/swift/manifest.js';
-import { swiftEcosystem } from '../../../../src/sbom/ecosystems/swift/index.js';
+import { readPackageSwift } from '../../../../src/ecosystems/swift/manifest.js';
+import { swiftEcosystem } from '../../../../src/ecosystems/swift/analysis.js';
 import { officialSpdxSchema } from '../../../helpers/spdx-schema.js';
 import { buildThrough, components, rootsOf } from '../../../helpers/ecosystem.js';
 

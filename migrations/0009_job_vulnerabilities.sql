@@ -1,0 +1,1 @@
+ALTER TABLE "lockfile_job_inputs" ADD COLUMN "vulnerabilities" boolean DEFAULT false NOT NULL;

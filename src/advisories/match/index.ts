@@ -1,0 +1,2 @@
+export { matchVulnerabilities, goVersionOf, type MatchedOccurrence, type MatchOptions } from './match.js';
+export { primaryOf } from './aliases.js';
