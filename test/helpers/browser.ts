@@ -44,7 +44,9 @@ export async function openConsole(browser: Browser, base: string, options: { wid
     await route.fallback();
   });
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  // A wait for what the page shows next, not a speed bound: on a loaded two-core machine (two
+  // suites side by side) a job the page follows took over 10 s to reach its next phase.
+  page.setDefaultTimeout(30_000);
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
     const text = message.text();

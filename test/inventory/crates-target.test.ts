@@ -59,7 +59,7 @@ beforeAll(async () => {
     if (!version?.archive) return void res.writeHead(version?.status ?? 404).end();
     res.writeHead(200, { 'content-type': 'application/gzip' }).end(version.archive);
   });
-  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify({ crates: fixture.url }), RESOLUTION_TIMEOUT_MS: '300' });
+  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify({ crates: fixture.url }), RESOLUTION_TIMEOUT_MS: '3000' });
   token = await h.token('lister');
 });
 afterAll(async () => {

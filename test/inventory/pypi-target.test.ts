@@ -70,7 +70,7 @@ beforeAll(async () => {
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
   });
   const url = fixture.url;
-  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify({ pypi: url }), RESOLUTION_TIMEOUT_MS: '300' });
+  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify({ pypi: url }), RESOLUTION_TIMEOUT_MS: '3000' });
   token = await h.token('lister');
 });
 afterAll(async () => {

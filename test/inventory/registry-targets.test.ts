@@ -179,7 +179,7 @@ beforeAll(async () => {
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
   });
-  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify(registriesAt(fixture.url)), RESOLUTION_TIMEOUT_MS: '300' });
+  h = await startJobsHarness({ PACKAGE_REGISTRIES: JSON.stringify(registriesAt(fixture.url)), RESOLUTION_TIMEOUT_MS: '3000' });
   token = await h.token('lister');
 });
 afterAll(async () => {
@@ -291,6 +291,7 @@ describe('package targets of every registry', () => {
   });
 
   const problems: [string, number, string][] = [];
+  const hangs: string[] = [];
   for (const [registry, missing] of [
     ['go', 'go:example.test/demo@v9.9.9'],
     ['maven', 'maven:org.demo:demo@9.9'],
@@ -306,8 +307,11 @@ describe('package targets of every registry', () => {
       [name('nothing'), 404, 'LIST_TARGET_NOT_FOUND'],
       [name('broken'), 502, 'REGISTRY_UNAVAILABLE'],
       [name('garbled'), 502, 'LIST_UNSUPPORTED_API'],
-      [name('hangs'), 504, 'TIMEOUT'],
     );
+    hangs.push(name('hangs'));
   }
   it.each(problems)('answers %s with %i %s', (target, status, code) => expectProblem(client, target, status, code));
+  // The resolution deadline (3 s, so that a loaded machine's fixture answers are not cut short)
+  // ends each; asked at once, the seven wait it out together.
+  it('answers a registry that never answers with 504 TIMEOUT, for each registry', () => Promise.all(hangs.map((target) => expectProblem(client, target, 504, 'TIMEOUT'))));
 });

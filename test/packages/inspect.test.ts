@@ -21,7 +21,7 @@ let token: string;
 beforeAll(async () => {
   registries = await startInspectionRegistries();
   h = await startJobsHarness(
-    { PACKAGE_REGISTRIES: JSON.stringify(registries.registries), RESOLUTION_TIMEOUT_MS: '1000' },
+    { PACKAGE_REGISTRIES: JSON.stringify(registries.registries), RESOLUTION_TIMEOUT_MS: '3000' },
     { rawPackument: (name) => (name === 'har-validator' || name === '@demo/har-validator' ? HAR_VALIDATOR : undefined) },
   );
   token = await h.token('inspector');

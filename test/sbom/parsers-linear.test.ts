@@ -8,7 +8,10 @@ import { fastestOf5, leastOf3 } from '../helpers/ecosystem-fixtures.js';
 /**
  * Growth, not speed: each parser (with its graph steps) reads inputs of size n and 8n, and the
  * time ratio must stay well below the 64 a quadratic step gives. Each size takes the least CPU time
- * of five runs (cpuTime: the time other processes take is not counted), so a busy machine does not fail it. Measured: the linear parsers stay under 9.5; the
+ * of five runs, each after a full collection (cpuTime: the time other processes take is not counted,
+ * nor what an earlier run left for the collector), so a busy machine does not fail it. The chain starts
+ * at 3,000 entries: at 1,500 a run takes 11 ms and one collection more or less swung the ratio from 9
+ * to 17. Measured: the linear parsers stay under 9.5; the
  * quadratic steps this replaced gave 37 (a 9,600-dependency root) and 22 (yarn peers).
  */
 
@@ -31,7 +34,7 @@ async function growth(make: (n: number) => InputFile[], n: number): Promise<numb
 
 describe('parsers grow linearly with their input', () => {
   it('package-lock.json: a long dependency chain', async () => {
-    expect(await growth((n) => [chainNpm(n)], 1_500)).toBeLessThan(RATIO_BOUND);
+    expect(await growth((n) => [chainNpm(n)], 3_000)).toBeLessThan(RATIO_BOUND);
   });
 
   it('package-lock.json: a root of high degree', async () => {
