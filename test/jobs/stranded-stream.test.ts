@@ -20,7 +20,7 @@ describe('a worker killed between the terminal commit and its publish', () => {
   });
   afterAll(() => s.close());
 
-  it('ends open streams with the terminal snapshot within two heartbeat intervals, and a re-claim publishes it again', async () => {
+  it('ends open streams with the terminal snapshot by their second heartbeat, and a re-claim publishes it again', async () => {
     const { h, token, base } = s;
     const worker = spawnHeldWorker('terminal', workerCliEnv(h));
     const logs = new LogWatcher(worker);
@@ -33,13 +33,13 @@ describe('a worker killed between the terminal commit and its publish', () => {
       const streams = [0, 1, 2].map(() => new SseClient(`${base}${JOBS}/${job.id}/events`, token));
       for (const stream of streams) await stream.event(0);
       await logs.waitFor((l) => l['msg'] === HOLDING_TERMINAL);
-      const committed = performance.now();
+      // Heartbeats counted rather than the wall clock: a loaded machine delays both alike.
+      const heardAtCommit = streams.map((stream) => stream.comments.length);
       await stopChild(worker, 'SIGKILL');
       // Nothing will ever publish the terminal snapshot of that worker: the streams must find it.
       for (const stream of streams) await stream.ended;
-      const elapsed = performance.now() - committed;
       for (const stream of streams) expect(stream.snapshots().at(-1)).toMatchObject({ id: job.id, state: 'succeeded' });
-      expect(elapsed).toBeLessThan(2 * HEARTBEAT_MS + 1_000);
+      streams.forEach((stream, i) => expect(stream.comments.length - heardAtCommit[i]!).toBeLessThanOrEqual(2));
 
       // The queue entry of the killed worker stalls and is taken by another worker, whose claim
       // finds the job finished and publishes its terminal snapshot again (for streams elsewhere).
