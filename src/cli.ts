@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ADVISORIES_USAGE, TOKENS_USAGE, UsageError } from './commands/usage.js';
-import { ConfigError, loadConfig, redactUrl } from './config.js';
+import { ConfigError, redactUrl } from './config-env.js';
 import { UnreachableServiceError } from './unreachable.js';
 import type * as SbomCommand from './commands/sbom.js';
 import type { DatabaseHandle } from './db/client.js';
@@ -54,6 +54,8 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${ADVISORIES_USAGE}\n`);
     return 0;
   }
+  // Loaded once a command needs it: `pkgscope --help` reads four modules.
+  const { loadConfig } = await import('./config.js');
   const config = loadConfig();
   switch (command) {
     case 'api': {

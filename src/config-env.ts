@@ -168,3 +168,13 @@ export function redactUrl(value: string): string {
 function redactSecret(value: string): string {
   return value.length <= 4 ? '***' : `${value.slice(0, 2)}***`;
 }
+
+/** Every invalid variable of the environment, named; thrown once by loadConfig. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}

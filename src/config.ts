@@ -1,13 +1,13 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EnvReader, redactUrl, type Env } from './config-env.js';
+import { ConfigError, EnvReader, redactUrl, type Env } from './config-env.js';
 import { LOG_LEVELS, type LogLevel } from './log-levels.js';
 import { DEFAULT_PACKAGE_REGISTRIES, REGISTRY_KEYS, type RegistryKey } from './ecosystems/registries.js';
 import { GIT_HOST_KINDS, type GitHostKind } from './inventory/sources/git-hosts.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
 import { OSV_ECOSYSTEMS } from './advisories/ecosystems.js';
 
-export { redactUrl };
+export { ConfigError, redactUrl };
 
 /**
  * Configuration: the environment, parsed once into a typed, frozen object.
@@ -194,14 +194,6 @@ export interface CrawlConfig {
   readonly maxSitemapBytes: number;
 }
 
-export class ConfigError extends Error {
-  readonly problems: readonly string[];
-  constructor(problems: readonly string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
 
 
 const DEFAULT_GIT_HOSTS: Record<GitHostKind, string> = {
