@@ -194,8 +194,6 @@ export interface CrawlConfig {
   readonly maxSitemapBytes: number;
 }
 
-
-
 const DEFAULT_GIT_HOSTS: Record<GitHostKind, string> = {
   github: 'https://github.com',
   gitlab: 'https://gitlab.com',
