@@ -81,22 +81,18 @@ describe('the reconciler', () => {
 });
 
 describe('after Redis lost everything under running workers', () => {
-  /**
-   * Waits until both maintenance schedulers exist again and the workers logged recreating them
-   * (more than `logged` such lines); returns the count of those lines.
-   */
-  async function schedulesBack(recreated: () => number, logged: number): Promise<number> {
+  /** Waits until both maintenance schedulers exist again. */
+  async function schedulesBack(): Promise<void> {
     const queue = h.services.maintenanceQueue;
     let seen = 'none';
-    return pollUntil(
+    await pollUntil(
       'the maintenance schedules back',
       async () => {
         const [reconcile, expire] = await Promise.all([queue.getJobScheduler('reconcile'), queue.getJobScheduler('expire')]).catch(() => [undefined, undefined]);
         seen = [reconcile === undefined ? null : 'reconcile', expire === undefined ? null : 'expire'].filter(Boolean).join(', ') || 'none';
-        const count = recreated();
-        return reconcile !== undefined && expire !== undefined && count > logged ? count : undefined;
+        return reconcile !== undefined && expire !== undefined ? true : undefined;
       },
-      { withinMs: 10 * RECONCILE_INTERVAL_MS, everyMs: 50, describe: () => `schedules present: ${seen}; recreation logged ${recreated()} times` },
+      { withinMs: 10 * RECONCILE_INTERVAL_MS, everyMs: 50, describe: () => `schedules present: ${seen}` },
     );
   }
 
@@ -112,10 +108,8 @@ describe('after Redis lost everything under running workers', () => {
 
       // The workers' own check (twice per reconcile interval) recreates them; how soon is a
       // matter of timers on a possibly loaded machine, so the poll's bound is ten intervals.
-      const recreated = () => logs.lines().filter((l) => l['msg'] === 'maintenance schedules (re)created').length;
-      const before = recreated();
       await h.services.commands.flushall();
-      const afterFlush = await schedulesBack(recreated, before);
+      await schedulesBack();
 
       // A committed job whose enqueue Redis never got: the reconciler finds it in Postgres.
       const accountId = await ensureAccount(h.database.db, 'reconciler');
@@ -131,7 +125,7 @@ describe('after Redis lost everything under running workers', () => {
 
       // Redis restarts empty (same port): the workers recreate the schedules again.
       await s.restartRedis();
-      await schedulesBack(recreated, afterFlush);
+      await schedulesBack();
 
       // The finished job was never run again, nor enqueued.
       expect(await h.services.store.get(finished.id)).toEqual(done);
@@ -141,5 +135,6 @@ describe('after Redis lost everything under running workers', () => {
     } finally {
       await workers.close();
     }
-  }, 60_000);
+    // Four waits on a loaded machine's timers and processes: a deadline for being stuck, not a speed.
+  }, 120_000);
 });
