@@ -35,6 +35,25 @@ export interface AdvisorySourceStatus {
   readonly origin: string | null;
 }
 
+/** An AdvisorySourceStatus as the API and the CLI's `--json` write it (snake case; a reason only when it failed). */
+export function sourceStatusWire(s: AdvisorySourceStatus): {
+  ecosystem: string;
+  advisories: number;
+  modified_max: string | null;
+  synced_at: string | null;
+  state: AdvisoryState;
+  reason?: string;
+} {
+  return {
+    ecosystem: s.ecosystem,
+    advisories: s.advisories,
+    modified_max: s.modifiedMax,
+    synced_at: s.syncedAt,
+    state: s.state,
+    ...(s.state === 'failed' && s.reason !== null ? { reason: s.reason } : {}),
+  };
+}
+
 const isoText = (column: typeof advisorySources.modifiedMax | typeof advisorySources.syncedAt) =>
   sql<string | null>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 

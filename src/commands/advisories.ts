@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AdvisoryError } from '../advisories/errors.js';
 import { importAdvisoryPaths } from '../advisories/import.js';
-import { AdvisoryStore, type AdvisorySourceStatus } from '../advisories/store.js';
+import { AdvisoryStore, sourceStatusWire } from '../advisories/store.js';
 import type { Database } from '../db/client.js';
 import { ADVISORIES_USAGE, UsageError, type CommandIo } from './usage.js';
 
@@ -11,18 +11,6 @@ export interface AdvisoriesCommandSettings {
 }
 
 const when = (date: string | null): string => date ?? '-';
-
-function statusJson(s: AdvisorySourceStatus): Record<string, unknown> {
-  return {
-    ecosystem: s.ecosystem,
-    advisories: s.advisories,
-    modified_max: s.modifiedMax,
-    synced_at: s.syncedAt,
-    state: s.state,
-    ...(s.state === 'failed' && s.reason !== null ? { reason: s.reason } : {}),
-    origin: s.origin,
-  };
-}
 
 /** `pkgscope advisories import|status`; returns the process exit code. */
 export async function advisoriesCommand(db: Database, argv: readonly string[], io: CommandIo, settings: AdvisoriesCommandSettings): Promise<number> {
@@ -57,7 +45,7 @@ export async function advisoriesCommand(db: Database, argv: readonly string[], i
       const { values } = parseArgs({ args: [...rest], options: { json: { type: 'boolean', default: false } }, strict: true });
       const sources = await store.sources(settings.ecosystems);
       if (values.json) {
-        io.out(JSON.stringify({ sources: sources.map(statusJson) }, null, 2));
+        io.out(JSON.stringify({ sources: sources.map((s) => ({ ...sourceStatusWire(s), origin: s.origin })) }, null, 2));
         return 0;
       }
       io.out(['ECOSYSTEM', 'STATE', 'ADVISORIES', 'MODIFIED MAX', 'SYNCED AT', 'REASON'].join('\t'));

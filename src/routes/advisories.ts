@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { AdvisorySourceStatus } from '../advisories/store.js';
+import { sourceStatusWire, type AdvisorySourceStatus } from '../advisories/store.js';
 import type { App, RoutePlugin } from '../http/app.js';
 import { AUTHENTICATED_PROBLEMS, json, problemResponses } from '../http/openapi.js';
 import { NO_QUERY_PARAMETERS } from '../http/validation.js';
@@ -45,14 +45,7 @@ export function advisoriesRoutes(deps: AdvisoriesRouteDeps): RoutePlugin {
         },
       },
       async (): Promise<AdvisoriesResponseType> => ({
-        sources: (await deps.sources()).map((s) => ({
-          ecosystem: s.ecosystem,
-          advisories: s.advisories,
-          modified_max: s.modifiedMax,
-          synced_at: s.syncedAt,
-          state: s.state,
-          ...(s.state === 'failed' && s.reason !== null ? { reason: s.reason } : {}),
-        })),
+        sources: (await deps.sources()).map(sourceStatusWire),
       }),
     );
   };
